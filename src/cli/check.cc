@@ -1,0 +1,32 @@
+// check: a linter for tool authors. Sources every script the way the server does and
+// reports syntax errors, broken metadata, invalid schemas, advertised-but-missing and
+// defined-but-hidden tools. Exit 1 when anything is an error.
+#include <iostream>
+
+#include "cli/host.h"
+#include "cli/verbs.h"
+
+namespace mcpsh::cli {
+
+int check(const Options& options) {
+  diagnostics::Log log(options.log_file, diagnostics::Level::kError);
+  Host host;
+  auto fatal = prepare(host, options, log, [](std::string) {});
+  int errors = 0, warnings = 0;
+  for (const auto& p : all_problems(host)) {
+    bool error = p.severity == discovery::Problem::Severity::kError;
+    (error ? errors : warnings)++;
+    std::cout << (error ? "error: " : "warning: ") << p.where << ": " << p.what << "\n";
+  }
+  for (const auto& t : host.catalog.tools) {
+    bool ok = !t.implemented ? false : true;
+    for (const auto& p : host.server->problems())
+      if (p.where == t.name) ok = false;
+    std::cout << (ok ? "ok: " : "not served: ") << t.name << " (" << t.script << ")\n";
+  }
+  std::cout << host.catalog.tools.size() << " tool(s), " << errors << " error(s), " << warnings
+            << " warning(s)\n";
+  return fatal || errors > 0 ? 1 : 0;
+}
+
+}  // namespace mcpsh::cli

@@ -1,0 +1,59 @@
+#include "cli/host.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "discovery/discoverer.h"
+
+namespace mcpsh::cli {
+
+namespace {
+// bash from PATH, looked up once: tool calls exec it by absolute path.
+std::optional<std::string> find_bash() {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    std::string candidate = (dir.empty() ? "." : dir) + "/bash";
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<std::string> prepare(Host& host, const Options& options, diagnostics::Log& log,
+                                   mcp::Server::Send send, mcp::Server::Audit audit) {
+  auto bash = find_bash();
+  if (!bash) return "bash was not found in PATH";
+  host.bash = *bash;
+  discovery::DiscoveryOptions d;
+  d.paths = options.paths;
+  d.tools_list_file = options.tools_list_file;
+  d.config_file = options.config_file;
+  d.bash = host.bash;
+  host.catalog = discovery::discover(host.io, host.runner, d);
+
+  mcp::ServerOptions s;
+  s.limits = options.limits;
+  s.max_concurrency = options.max_concurrency;
+  s.bash = host.bash;
+  s.heartbeat = options.heartbeat;
+  host.server = std::make_unique<mcp::Server>(host.io, host.catalog, host.runner, s, std::move(send), log,
+                                              std::move(audit));
+  if (host.catalog.fatal) {
+    std::string text;
+    for (const auto& p : host.catalog.problems)
+      if (p.severity == discovery::Problem::Severity::kError) text += (text.empty() ? "" : "; ") + p.what;
+    return text;
+  }
+  return std::nullopt;
+}
+
+std::vector<discovery::Problem> all_problems(const Host& host) {
+  auto problems = host.catalog.problems;
+  if (host.server) problems.insert(problems.end(), host.server->problems().begin(), host.server->problems().end());
+  return problems;
+}
+
+}  // namespace mcpsh::cli

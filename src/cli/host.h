@@ -1,0 +1,32 @@
+#pragma once
+// Wiring shared by every verb: the event loop, the runner, the catalog and the server.
+#include <boost/asio/io_context.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/options.h"
+#include "diagnostics/log.h"
+#include "discovery/catalog.h"
+#include "execution/process_runner.h"
+#include "mcp/server.h"
+
+namespace mcpsh::cli {
+
+struct Host {
+  boost::asio::io_context io;
+  execution::ProcessRunner runner{io};
+  discovery::Catalog catalog;
+  std::unique_ptr<mcp::Server> server;
+  std::string bash;
+};
+
+// Finds bash, discovers the tools and builds a server that sends through `send`.
+// Returns an error text for the user when the host cannot start.
+std::optional<std::string> prepare(Host& host, const Options& options, diagnostics::Log& log,
+                                   mcp::Server::Send send, mcp::Server::Audit audit = {});
+
+// Every problem found by discovery and by the server (schemas), in order.
+std::vector<discovery::Problem> all_problems(const Host& host);
+
+}  // namespace mcpsh::cli

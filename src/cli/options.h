@@ -1,0 +1,39 @@
+#pragma once
+// The command line: verb, scripts, options. Parsing only; no side effects.
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diagnostics/log.h"
+#include "execution/launch_spec.h"
+
+namespace mcpsh::cli {
+
+enum class Verb { kServe, kList, kCall, kCheck };
+
+struct Options {
+  Verb verb = Verb::kServe;
+  std::vector<std::string> paths;
+  execution::Limits limits;
+  std::size_t max_concurrency = 16;
+  std::size_t max_line = 64u << 20;
+  std::chrono::milliseconds heartbeat{5000};
+  std::optional<std::string> config_file, tools_list_file;
+  std::string log_file;
+  diagnostics::Level log_level = diagnostics::Level::kInfo;
+  std::string audit_log;
+  std::string tool;       // call
+  std::string args_json;  // call
+  bool show_help = false, show_version = false;
+};
+
+struct ParseResult {
+  std::optional<Options> options;
+  std::string error;  // set when options is empty
+};
+
+ParseResult parse_options(int argc, char** argv);
+std::string usage();
+
+}  // namespace mcpsh::cli

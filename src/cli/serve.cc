@@ -1,0 +1,113 @@
+// The stdio server: stdin lines in, stdout lines out, until the client is done.
+//
+// Lifecycle: stdin EOF -> stop reading, let calls in flight finish (bounded by their
+// timeouts), write their responses, exit 0. SIGTERM/SIGINT or stdout closed by the
+// client -> terminate every tool group (SIGTERM, SIGKILL after a short grace), exit.
+#include <signal.h>
+#include <unistd.h>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <iostream>
+#include <mutex>
+
+#include "cli/host.h"
+#include "cli/verbs.h"
+#include "mcp/audit_log.h"
+#include "transport/line_reader.h"
+#include "transport/line_writer.h"
+
+namespace mcpsh::cli {
+
+namespace asio = boost::asio;
+
+namespace {
+// How long tools get to clean up when the host itself is told to stop.
+constexpr auto kShutdownGrace = std::chrono::milliseconds(1000);
+}  // namespace
+
+int serve(const Options& options) {
+  std::unique_ptr<diagnostics::Log> log;
+  std::unique_ptr<mcp::AuditLog> audit;
+  try {
+    log = std::make_unique<diagnostics::Log>(options.log_file, options.log_level);
+    if (!options.audit_log.empty()) audit = std::make_unique<mcp::AuditLog>(options.audit_log);
+  } catch (const std::exception& e) {
+    std::cerr << "mcp-shell-host: " << e.what() << "\n";
+    return 2;
+  }
+
+  Host host;
+  // The reader thread may outlive this function (blocked in read(2)); the gate makes its
+  // late posts harmless.
+  struct Gate {
+    std::mutex mutex;
+    bool open = true;
+  };
+  auto gate = std::make_shared<Gate>();
+  auto post = [gate, &host](std::function<void()> f) {
+    std::lock_guard lock(gate->mutex);
+    if (gate->open) asio::post(host.io, std::move(f));
+  };
+  bool stopping = false, input_done = false;
+
+  // Stops the loop once nothing is left to wait for.
+  auto maybe_exit = [&] {
+    if ((input_done || stopping) && host.server && host.server->in_flight() == 0 && host.runner.running() == 0)
+      host.io.stop();
+  };
+  auto shut_down = [&](const std::string& why) {
+    if (stopping) return;
+    stopping = true;
+    log->info("shutting down: " + why);
+    if (host.server) host.server->stop_all(kShutdownGrace);
+    maybe_exit();
+  };
+
+  transport::LineWriter writer(STDOUT_FILENO, post, [&] { shut_down("the client closed stdout"); });
+
+  auto error = prepare(host, options, *log, [&writer](std::string line) { writer.write(std::move(line)); },
+                       audit ? mcp::Server::Audit([&](const mcp::AuditRecord& r) { audit->write(r); })
+                             : mcp::Server::Audit());
+  for (const auto& p : all_problems(host))
+    log->write(p.severity == discovery::Problem::Severity::kError ? diagnostics::Level::kError
+                                                                    : diagnostics::Level::kWarning,
+               p.where + ": " + p.what);
+  if (error) {
+    log->error("cannot start: " + *error);
+    return 1;
+  }
+  log->info("serving " + std::to_string(host.catalog.tools.size()) + " tool(s) on stdio");
+
+  host.server->set_on_idle([&] { asio::post(host.io, maybe_exit); });
+  asio::signal_set signals(host.io, SIGTERM, SIGINT);
+  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+    if (!ec) shut_down(std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT"));
+  });
+
+  transport::LineReader reader(
+      STDIN_FILENO, options.max_line, post,
+      transport::LineEvents{
+          [&](std::string line) {
+            if (!stopping && !input_done) host.server->on_line(line);
+          },
+          [&](std::size_t size) {
+            if (!stopping && !input_done) host.server->on_oversized_line(size);
+          },
+          [&] {
+            input_done = true;
+            log->info("stdin closed; finishing " + std::to_string(host.server->in_flight()) + " call(s)");
+            maybe_exit();
+          }});
+  reader.start();
+
+  auto work = asio::make_work_guard(host.io);
+  host.io.run();
+  writer.flush();
+  std::lock_guard lock(gate->mutex);
+  gate->open = false;
+  return 0;
+}
+
+}  // namespace mcpsh::cli

@@ -1,0 +1,35 @@
+#pragma once
+// Tool metadata from the comment block directly above a function:
+//
+//   # Book seats for a showing.                     description (lines before the first tag;
+//   # Seats are held for ten minutes.                wrapped lines are joined with a space, an
+//   #                                                empty comment line starts a new line)
+//   # @title Book seats
+//   # @param filmId integer Film id from list_films  required property: name, type, text
+//   # @param note string? Free text                  "?" after the type: optional
+//   # @input {"type":"object", ...}                  full inputSchema (overrides @param); JSON
+//   # @output {"type":"object", ...}                 may continue on the following # lines
+//   # @annotations {"readOnlyHint": true}
+//   # @timeout 30                                    seconds (fractions allowed)
+//   tool_book_seats() { ... }
+//
+// The block is the run of lines starting with '#' that ends on the line just above the
+// function; a blank line ends it. "#!" and "# shellcheck ..." lines are skipped.
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcpsh::discovery {
+
+struct CommentMetadata {
+  std::string definition_json;  // the MCP Tool object
+  std::optional<std::chrono::milliseconds> timeout;
+  std::vector<std::string> errors;  // "line N: ..." for the caller to report
+};
+
+// `lines` is the whole file; `function_line` is 1-based (bash's declare -F under extdebug).
+CommentMetadata metadata_from_comments(const std::string& tool_name,
+                                       const std::vector<std::string>& lines, int function_line);
+
+}  // namespace mcpsh::discovery

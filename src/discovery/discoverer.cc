@@ -1,0 +1,255 @@
+#include "discovery/discoverer.h"
+
+#include <boost/asio/io_context.hpp>
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "discovery/comment_metadata.h"
+#include "discovery/oldcore_files.h"
+#include "discovery/script_probe.h"
+#include "execution/runner.h"
+
+namespace mcpsh::discovery {
+
+namespace fs = std::filesystem;
+using Severity = Problem::Severity;
+
+std::vector<std::string> expand_paths(const std::vector<std::string>& paths,
+                                      std::vector<Problem>& problems) {
+  std::vector<std::string> scripts;
+  for (const auto& given : paths) {
+    std::error_code ec;
+    fs::path p = fs::absolute(given, ec).lexically_normal();
+    if (fs::is_directory(p, ec)) {
+      std::vector<std::string> found;
+      for (const auto& entry : fs::directory_iterator(p, ec))
+        if (entry.path().extension() == ".sh" && fs::is_regular_file(entry.path(), ec))
+          found.push_back(entry.path().string());
+      std::sort(found.begin(), found.end());
+      if (found.empty()) problems.push_back({Severity::kWarning, given, "directory has no *.sh scripts"});
+      scripts.insert(scripts.end(), found.begin(), found.end());
+    } else if (fs::is_regular_file(p, ec)) {
+      scripts.push_back(p.string());
+    } else {
+      problems.push_back({Severity::kError, given, "no such script or directory"});
+    }
+  }
+  // The same script named twice (directly and through its directory) is one script.
+  std::vector<std::string> unique;
+  std::set<std::string> seen;
+  for (auto& s : scripts)
+    if (seen.insert(s).second) unique.push_back(s);
+  return unique;
+}
+
+namespace {
+
+struct ScriptResult {
+  std::string script;
+  ProbeReport report;
+  execution::Outcome outcome;
+};
+
+std::vector<ScriptResult> probe_all(boost::asio::io_context& io, execution::Runner& runner,
+                                    const std::vector<std::string>& scripts,
+                                    const DiscoveryOptions& options) {
+  std::vector<ScriptResult> results(scripts.size());
+  std::size_t pending = scripts.size();
+  for (std::size_t i = 0; i < scripts.size(); ++i) {
+    results[i].script = scripts[i];
+    execution::RunCallbacks callbacks;
+    callbacks.on_done = [&results, &pending, i](execution::Outcome o) {
+      results[i].report = parse_probe_report(o.stdout_head);
+      results[i].outcome = std::move(o);
+      --pending;
+    };
+    runner.start(make_probe_launch(options.bash, scripts[i], options.probe_timeout),
+                 std::move(callbacks));
+  }
+  while (pending > 0) io.run_one();
+  return results;
+}
+
+std::string last_lines(const std::string& text, std::size_t max_lines) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);)
+    if (!l.empty()) lines.push_back(l);
+  std::string out;
+  for (std::size_t i = lines.size() > max_lines ? lines.size() - max_lines : 0; i < lines.size(); ++i)
+    out += (out.empty() ? "" : " | ") + lines[i];
+  return out;
+}
+
+// Why a probe produced no usable report, or "" when it did.
+std::string probe_failure(const ScriptResult& r) {
+  using execution::Ending;
+  const auto& o = r.outcome;
+  std::string err = last_lines(o.stderr_tail, 3);
+  std::string suffix = err.empty() ? "" : ": " + err;
+  if (r.report.syntax_error) return "has a syntax error" + suffix;
+  if (r.report.completed) return "";
+  if (o.ending == Ending::kTimedOut) return "did not finish sourcing within the probe timeout";
+  if (o.ending == Ending::kFailedToStart) return "could not run bash: " + o.start_error;
+  return "stopped while being sourced (" + execution::describe_ending(o) + ")" + suffix;
+}
+
+class FileLines {
+ public:
+  const std::vector<std::string>* get(const std::string& path) {
+    auto it = cache_.find(path);
+    if (it == cache_.end()) {
+      std::vector<std::string> lines;
+      if (auto text = read_text_file(path)) {
+        std::istringstream in(*text);
+        for (std::string l; std::getline(in, l);) lines.push_back(l);
+      }
+      it = cache_.emplace(path, std::move(lines)).first;
+    }
+    return &it->second;
+  }
+
+ private:
+  std::map<std::string, std::vector<std::string>> cache_;
+};
+
+std::string resolve(const std::string& path) {
+  std::error_code ec;
+  return fs::absolute(path, ec).lexically_normal().string();
+}
+
+}  // namespace
+
+Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
+                 const DiscoveryOptions& options) {
+  Catalog catalog;
+  auto scripts = expand_paths(options.paths, catalog.problems);
+  auto results = probe_all(io, runner, scripts, options);
+  FileLines files;
+
+  // Who defines each tool name first, to report duplicates naming both files.
+  std::map<std::string, std::string> defined_by;
+  auto claim = [&](const std::string& name, const std::string& script) {
+    auto [it, fresh] = defined_by.emplace(name, script);
+    if (!fresh && it->second != script) {
+      catalog.problems.push_back({Severity::kError, name,
+                                  "tool \"" + name + "\" is defined by both " + it->second +
+                                      " and " + script});
+      catalog.fatal = true;
+      return false;
+    }
+    return fresh;
+  };
+
+  std::set<std::string> tools_files_used;
+  for (const ScriptResult& r : results) {
+    if (std::string why = probe_failure(r); !why.empty()) {
+      catalog.problems.push_back({Severity::kError, r.script, "script " + why + "; its tools are not served"});
+      continue;
+    }
+    if (r.report.source_status != 0)
+      catalog.problems.push_back({Severity::kWarning, r.script,
+                                  "sourcing returned status " + std::to_string(r.report.source_status)});
+
+    // Functions, in the order they appear in their files.
+    std::vector<FunctionSite> functions = r.report.functions;
+    std::stable_sort(functions.begin(), functions.end(), [&](const auto& a, const auto& b) {
+      bool a_own = a.file == r.script, b_own = b.file == r.script;
+      if (a_own != b_own) return a_own;
+      return a.file != b.file ? a.file < b.file : a.line < b.line;
+    });
+    std::map<std::string, const FunctionSite*> by_tool;
+    for (const auto& f : functions) {
+      std::string name = f.name.substr(5);
+      if (!valid_tool_name(name)) {
+        catalog.problems.push_back({Severity::kWarning, f.file + ":" + std::to_string(f.line),
+                                    "function " + f.name +
+                                        " is not served: tool names use only [A-Za-z0-9_.-]"});
+        continue;
+      }
+      by_tool.emplace(name, &f);
+    }
+
+    std::string tools_file = options.tools_list_file.value_or(r.report.tools_list_file);
+    if (!tools_file.empty()) tools_file = resolve(tools_file);
+    if (!tools_file.empty() && !fs::exists(tools_file)) {
+      catalog.problems.push_back({Severity::kWarning, r.script,
+                                  "tools file " + tools_file +
+                                      " does not exist; describing tools from comments instead"});
+      tools_file.clear();
+    }
+
+    if (!tools_file.empty()) {
+      // The file is the tool list: its order, its metadata; a function it does not name
+      // is hidden. A file shared by several scripts is listed once.
+      ToolsFile file = read_tools_file(tools_file);
+      for (const auto& e : file.errors) catalog.problems.push_back({Severity::kError, tools_file, e});
+      std::set<std::string> advertised;
+      for (const auto& t : file.tools) advertised.insert(t.name);
+      for (const auto& [name, site] : by_tool)
+        if (!advertised.count(name))
+          catalog.problems.push_back({Severity::kWarning, site->file + ":" + std::to_string(site->line),
+                                      "function " + site->name + " is not advertised in " +
+                                          tools_file + ", so it is neither listed nor callable"});
+      bool first_use = tools_files_used.insert(tools_file).second;
+      for (const auto& t : file.tools) {
+        bool implemented = by_tool.count(t.name) > 0;
+        if (implemented && !claim(t.name, r.script)) continue;
+        if (first_use) {
+          catalog.tools.push_back({t.name, r.script, t.definition_json, implemented, t.timeout});
+        } else if (implemented) {
+          // Another script sharing the file implements what the first one did not.
+          for (auto& existing : catalog.tools)
+            if (existing.name == t.name) {
+              existing.implemented = true;
+              existing.script = r.script;
+            }
+        }
+      }
+    } else {
+      for (const auto& f : functions) {
+        std::string name = f.name.substr(5);
+        if (!by_tool.count(name)) continue;
+        const auto* lines = files.get(f.file);
+        CommentMetadata meta = metadata_from_comments(name, *lines, f.line);
+        for (const auto& e : meta.errors)
+          catalog.problems.push_back({Severity::kError, f.file, "tool " + name + ", " + e});
+        if (!meta.errors.empty()) continue;  // never serve a tool whose metadata is broken
+        if (!claim(name, r.script)) continue;
+        catalog.tools.push_back({name, r.script, meta.definition_json, true, meta.timeout});
+      }
+    }
+
+    if (!catalog.profile) {
+      std::string config = options.config_file.value_or(r.report.config_file);
+      if (!config.empty()) {
+        config = resolve(config);
+        std::string error;
+        if (!fs::exists(config)) {
+          if (options.config_file)
+            catalog.problems.push_back({Severity::kError, config, "config file does not exist"});
+        } else if (auto profile = read_config_file(config, error)) {
+          catalog.profile = std::move(profile);
+        } else {
+          catalog.problems.push_back({Severity::kError, config, error});
+        }
+      }
+    }
+  }
+  for (const auto& t : catalog.tools)
+    if (!t.implemented)
+      catalog.problems.push_back({Severity::kWarning, t.name,
+                                  "advertised by a tools file but no script defines tool_" +
+                                      t.name + "; calling it is an invalid-params error"});
+  if (options.config_file && !catalog.profile && results.empty()) {
+    std::string error;
+    catalog.profile = read_config_file(resolve(*options.config_file), error);
+    if (!catalog.profile) catalog.problems.push_back({Severity::kError, *options.config_file, error});
+  }
+  return catalog;
+}
+
+}  // namespace mcpsh::discovery

@@ -1,0 +1,36 @@
+#pragma once
+// Builds the Catalog from the command line's scripts and directories: probes every script
+// concurrently, then reads metadata (tools files, comment blocks, config file).
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "discovery/catalog.h"
+
+namespace boost::asio {
+class io_context;
+}
+namespace mcpsh::execution {
+class Runner;
+}
+
+namespace mcpsh::discovery {
+
+struct DiscoveryOptions {
+  std::vector<std::string> paths;               // scripts and/or directories
+  std::optional<std::string> tools_list_file;   // overrides MCP_TOOLS_LIST_FILE of every script
+  std::optional<std::string> config_file;       // overrides MCP_CONFIG_FILE
+  std::string bash;                             // absolute path
+  std::chrono::milliseconds probe_timeout{10000};
+};
+
+// Runs `io` until every probe finished. Problems are recorded in the catalog, never thrown.
+Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
+                 const DiscoveryOptions& options);
+
+// Directories expand to their *.sh files (sorted); paths become absolute.
+std::vector<std::string> expand_paths(const std::vector<std::string>& paths,
+                                      std::vector<Problem>& problems);
+
+}  // namespace mcpsh::discovery

@@ -1,0 +1,35 @@
+#pragma once
+// What to run and within which bounds. Plain data; the runner copies what it needs.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mcpsh::execution {
+
+struct Limits {
+  std::chrono::milliseconds timeout{0};  // 0 = no deadline
+  std::chrono::milliseconds kill_grace{2000};  // SIGTERM -> SIGKILL delay
+  std::size_t max_stdout = 1 << 20;
+  std::size_t max_stderr = 64 << 10;
+  std::optional<std::uint64_t> cpu_seconds;   // RLIMIT_CPU
+  std::optional<std::uint64_t> memory_bytes;  // RLIMIT_AS
+};
+
+struct LaunchSpec {
+  // argv[0] is an absolute path to the program; it is not searched in PATH.
+  std::vector<std::string> argv;
+  // Extra environment on top of the host's (minus BASH_ENV/ENV, which would make bash
+  // run files we did not ask for).
+  std::vector<std::pair<std::string, std::string>> env;
+  // Bytes the child reads from fd 3: a sealed in-memory file, seekable, so bash reads it
+  // in blocks and nothing passes through argv or the environment (128 KiB caps there).
+  std::string fd3_payload;
+  // When true the child gets a pipe on fd 4 whose lines reach on_channel_line.
+  bool channel = false;
+  Limits limits;
+};
+
+}  // namespace mcpsh::execution

@@ -1,0 +1,40 @@
+#include "execution/tool_launch.h"
+
+namespace mcpsh::execution {
+
+// Kept in one string so that a call costs one exec of bash and nothing else. The helper
+// functions are defined before the script is sourced, so a script may replace them.
+const char* tool_bootstrap() {
+  return R"BASH(__mcp_script=$1 __mcp_tool=$2
+set --
+IFS= read -r -d '' __mcp_args <&3
+exec 3<&-
+# mcp_progress PROGRESS [TOTAL] [MESSAGE] -- report progress (numbers, increasing).
+mcp_progress() {
+  local m="${3:-}"
+  printf 'progress\t%s\t%s\t%s\n' "${1:-}" "${2:-}" "${m//[$'\t\n']/ }" >&4 2>/dev/null
+  return 0
+}
+# mcp_log LEVEL MESSAGE -- LEVEL: debug info notice warning error critical alert emergency.
+mcp_log() {
+  local m="${2:-}"
+  printf 'log\t%s\t%s\n' "${1:-info}" "${m//[$'\t\n']/ }" >&4 2>/dev/null
+  return 0
+}
+source "$__mcp_script" </dev/null >&2
+"tool_$__mcp_tool" "$__mcp_args"
+)BASH";
+}
+
+LaunchSpec make_tool_launch(const ToolLaunch& launch) {
+  LaunchSpec spec;
+  spec.argv = {launch.bash, "--noprofile", "--norc", "-c", tool_bootstrap(), "mcp-shell-host",
+               launch.script, launch.tool};
+  spec.env = {{"MCP_SHELL_HOST", MCPSH_VERSION}};
+  spec.fd3_payload = launch.arguments_json.empty() ? "{}" : launch.arguments_json;
+  spec.channel = true;
+  spec.limits = launch.limits;
+  return spec;
+}
+
+}  // namespace mcpsh::execution

@@ -1,0 +1,30 @@
+#pragma once
+// Serialization of outgoing JSON-RPC messages as compact single lines (no '\n' inside:
+// RapidJSON's Writer escapes control characters in strings).
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <rapidjson/document.h>
+
+#include "jsonrpc/message.h"
+
+namespace mcpsh::jsonrpc {
+
+std::string result_line(const RequestId& id, const rapidjson::Value& result);
+// Splices an already-serialized result object (compact JSON) without re-parsing it.
+std::string result_line_raw(const RequestId& id, std::string_view result_json);
+// `id` absent => no "id" member (MCP rejects "id": null).
+std::string error_line(const std::optional<RequestId>& id, int code, std::string_view message,
+                       const rapidjson::Value* data = nullptr);
+std::string notification_line(std::string_view method, const rapidjson::Value& params);
+
+// Compact JSON text of any value.
+std::string to_json(const rapidjson::Value& value);
+
+}  // namespace mcpsh::jsonrpc
+
+namespace mcpsh::jsonrpc {
+// Indented JSON for people (the list/call verbs); the input must be valid JSON.
+std::string pretty_json(std::string_view json);
+}  // namespace mcpsh::jsonrpc

@@ -1,0 +1,77 @@
+#include "mcp/request_meta.h"
+
+#include <array>
+
+#include "jsonrpc/error_codes.h"
+#include "jsonrpc/message.h"
+#include "mcp/protocol_versions.h"
+
+namespace mcpsh::mcp {
+
+namespace {
+constexpr std::array<const char*, 8> kLevelNames = {"debug",    "info",  "notice", "warning",
+                                                     "error",    "critical", "alert", "emergency"};
+constexpr const char* kVersionKey = "io.modelcontextprotocol/protocolVersion";
+constexpr const char* kCapabilitiesKey = "io.modelcontextprotocol/clientCapabilities";
+constexpr const char* kClientInfoKey = "io.modelcontextprotocol/clientInfo";
+constexpr const char* kLogLevelKey = "io.modelcontextprotocol/logLevel";
+
+MetaError invalid(std::string what) { return MetaError{jsonrpc::kInvalidParams, "Invalid params: " + what, {}}; }
+}  // namespace
+
+std::optional<LogLevel> parse_log_level(std::string_view name) {
+  for (std::size_t i = 0; i < kLevelNames.size(); ++i)
+    if (name == kLevelNames[i]) return static_cast<LogLevel>(i);
+  return std::nullopt;
+}
+
+const char* log_level_name(LogLevel level) { return kLevelNames[static_cast<std::size_t>(level)]; }
+
+std::variant<RequestMeta, MetaError> read_request_meta(const rapidjson::Value* params,
+                                                       bool require_supported) {
+  const rapidjson::Value* meta = nullptr;
+  if (params) {
+    auto m = params->FindMember("_meta");
+    if (m != params->MemberEnd()) {
+      if (!m->value.IsObject()) return invalid("params._meta must be an object");
+      meta = &m->value;
+    }
+  }
+  auto field = [&](const char* key) -> const rapidjson::Value* {
+    if (!meta) return nullptr;
+    auto it = meta->FindMember(key);
+    return it == meta->MemberEnd() ? nullptr : &it->value;
+  };
+
+  RequestMeta out;
+  const rapidjson::Value* version = field(kVersionKey);
+  if (!version) return invalid(std::string("missing params._meta[\"") + kVersionKey + "\"]");
+  if (!version->IsString()) return invalid(std::string("params._meta[\"") + kVersionKey + "\"] must be a string");
+  out.protocol_version = version->GetString();
+  const rapidjson::Value* caps = field(kCapabilitiesKey);
+  if (!caps) return invalid(std::string("missing params._meta[\"") + kCapabilitiesKey + "\"]");
+  if (!caps->IsObject()) return invalid(std::string("params._meta[\"") + kCapabilitiesKey + "\"] must be an object");
+
+  if (require_supported && !is_modern_version(out.protocol_version))
+    return MetaError{jsonrpc::kUnsupportedProtocolVersion, "Unsupported protocol version",
+                     out.protocol_version};
+
+  if (const auto* info = field(kClientInfoKey); info && info->IsObject()) {
+    auto name = info->FindMember("name");
+    if (name != info->MemberEnd() && name->value.IsString()) out.client_name = name->value.GetString();
+  }
+  if (const auto* level = field(kLogLevelKey)) {
+    if (!level->IsString() || !parse_log_level(level->GetString()))
+      return invalid(std::string("params._meta[\"") + kLogLevelKey +
+                     "\"] must be one of debug, info, notice, warning, error, critical, alert, emergency");
+    out.log_level = parse_log_level(level->GetString());
+  }
+  if (const auto* token = field("progressToken")) {
+    auto id = jsonrpc::to_request_id(*token);  // same shape as an id: string or integer
+    if (!id) return invalid("params._meta.progressToken must be a string or an integer");
+    out.progress_token_json = id->json;
+  }
+  return out;
+}
+
+}  // namespace mcpsh::mcp

@@ -1,0 +1,33 @@
+#pragma once
+// The per-request `_meta` rules of MCP 2026-07-28, checked in one place before dispatch.
+#include <optional>
+#include <string>
+#include <variant>
+
+#include <rapidjson/document.h>
+
+namespace mcpsh::mcp {
+
+enum class LogLevel { kDebug, kInfo, kNotice, kWarning, kError, kCritical, kAlert, kEmergency };
+std::optional<LogLevel> parse_log_level(std::string_view name);
+const char* log_level_name(LogLevel level);
+
+struct RequestMeta {
+  std::string protocol_version;
+  std::string client_name;                 // from clientInfo, "" if absent
+  std::optional<LogLevel> log_level;       // notifications/message only when set
+  std::optional<std::string> progress_token_json;  // compact JSON (string or integer)
+};
+
+struct MetaError {
+  int code;
+  std::string message;
+  std::optional<std::string> requested;  // for -32022: data.requested
+};
+
+// Reads params._meta. `require_supported` is false for server/discover, which answers
+// whatever version is asked. Returns the meta or the error to send.
+std::variant<RequestMeta, MetaError> read_request_meta(const rapidjson::Value* params,
+                                                       bool require_supported);
+
+}  // namespace mcpsh::mcp

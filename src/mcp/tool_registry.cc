@@ -1,0 +1,44 @@
+#include "mcp/tool_registry.h"
+
+#include <rapidjson/document.h>
+
+namespace mcpsh::mcp {
+
+ToolRegistry::ToolRegistry(const discovery::Catalog& catalog,
+                           std::vector<discovery::Problem>& problems) {
+  tools_json_ = "[";
+  for (const auto& entry : catalog.tools) {
+    rapidjson::Document def;
+    def.Parse(entry.definition_json.c_str(), entry.definition_json.size());
+    RegisteredTool tool{entry, std::nullopt, std::nullopt};
+    bool ok = !def.HasParseError() && def.IsObject();
+    for (const char* key : {"inputSchema", "outputSchema"}) {
+      if (!ok) break;
+      auto it = def.FindMember(key);
+      if (it == def.MemberEnd()) continue;
+      auto compiled = schema::CompiledSchema::compile(it->value);
+      if (auto* error = std::get_if<std::string>(&compiled)) {
+        problems.push_back({discovery::Problem::Severity::kError, entry.name,
+                            "tool \"" + entry.name + "\" has an invalid " + key + ": " + *error +
+                                "; the tool is not served"});
+        ok = false;
+        break;
+      }
+      (std::string_view(key) == "inputSchema" ? tool.input : tool.output) =
+          std::get<schema::CompiledSchema>(std::move(compiled));
+    }
+    if (!ok) continue;
+    if (tools_.size() > 0) tools_json_ += ',';
+    tools_json_ += entry.definition_json;
+    index_.emplace(entry.name, tools_.size());
+    tools_.push_back(std::move(tool));
+  }
+  tools_json_ += ']';
+}
+
+const RegisteredTool* ToolRegistry::find(std::string_view name) const {
+  auto it = index_.find(name);
+  return it == index_.end() ? nullptr : &tools_[it->second];
+}
+
+}  // namespace mcpsh::mcp

@@ -1,0 +1,38 @@
+#pragma once
+// The catalog, ready to serve: schemas compiled once, the tools array rendered once.
+// A tool whose inputSchema or outputSchema is not a valid schema is not served (it is
+// reported as an error problem naming the tool): serving it would mean either skipping
+// validation or rejecting every call.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "discovery/catalog.h"
+#include "schema/json_schema.h"
+
+namespace mcpsh::mcp {
+
+struct RegisteredTool {
+  discovery::ToolEntry entry;
+  std::optional<schema::CompiledSchema> input;
+  std::optional<schema::CompiledSchema> output;
+};
+
+class ToolRegistry {
+ public:
+  // Appends schema problems to `problems`.
+  ToolRegistry(const discovery::Catalog& catalog, std::vector<discovery::Problem>& problems);
+
+  const RegisteredTool* find(std::string_view name) const;
+  // "[{tool},...]" in list order.
+  const std::string& tools_json() const { return tools_json_; }
+  std::size_t size() const { return tools_.size(); }
+
+ private:
+  std::vector<RegisteredTool> tools_;
+  std::map<std::string, std::size_t, std::less<>> index_;
+  std::string tools_json_;
+};
+
+}  // namespace mcpsh::mcp

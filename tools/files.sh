@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# files.sh - example MCP tools: a read-only view of one directory tree.
+#
+# Run it with:
+#   FILES_ROOT=/srv/docs mcp-shell-host tools/files.sh
+#   mcp-shell-host tools/files.sh          # serves the current directory
+#
+# The served root is $FILES_ROOT if it is set, otherwise the current directory
+# at the time of the call (the host runs tools in its own working directory).
+# Every path argument is relative to that root. Anything that would leave the
+# root is refused: absolute paths, ".." components, and symlinks (anywhere in
+# the path) whose target resolves outside the root. Access always uses the
+# fully resolved path, so a symlink is never followed out of the root.
+#
+# Limits: the checks happen before each access, so a process that can write
+# inside the root could swap in a symlink between check and read. Run the host
+# in a container if the tree is writable by someone you do not trust.
+#
+# This file is sourced by the host: it only defines functions. Functions named
+# tool_* become tools; the others are private helpers.
+
+# Print the served root as an absolute path with symlinks resolved, or an
+# error message and return 1.
+files_root() {
+  local root
+  if ! root=$(realpath -e -- "${FILES_ROOT:-$PWD}" 2>/dev/null) || [[ ! -d $root ]]; then
+    echo "the served root ${FILES_ROOT:-$PWD} is not an existing directory (check FILES_ROOT)"
+    return 1
+  fi
+  echo "$root"
+}
+
+# Resolve path $1 (relative to the served root) to an absolute path with every
+# symlink resolved, and check that it exists and stays inside the root.
+# Print the resolved path, or an error message and return 1.
+resolve_in_root() {
+  local rel=${1:-.} root resolved
+  root=$(files_root) || {
+    echo "$root"
+    return 1
+  }
+  if [[ $rel == /* ]]; then
+    echo "path must be relative to the served root, got the absolute path $rel"
+    return 1
+  fi
+  if [[ /$rel/ == */../* ]]; then
+    echo "path must not contain '..' components, got $rel"
+    return 1
+  fi
+  # realpath -m resolves symlinks even when the final target does not exist,
+  # so a dangling link that points outside is reported as outside.
+  resolved=$(realpath -m -- "$root/$rel")
+  # Compare with a trailing slash so that /srv/docs-old is not inside /srv/docs.
+  if [[ $resolved/ != "${root%/}/"* ]]; then
+    echo "refused: $rel resolves to a location outside the served root"
+    return 1
+  fi
+  if [[ ! -e $resolved ]]; then
+    echo "no such file or directory: $rel (use list_dir to see what exists)"
+    return 1
+  fi
+  echo "$resolved"
+}
+
+# Print absolute path $1 relative to the served root ("." for the root).
+relative_to_root() {
+  local root
+  root=$(files_root) || return 1
+  if [[ $1 == "$root" ]]; then
+    echo .
+  else
+    echo "${1#"${root%/}/"}"
+  fi
+}
+
+# Succeed if file $1 looks binary: a NUL byte in its first 8000 bytes (the
+# same heuristic git uses).
+is_binary() {
+  local nuls
+  nuls=$(head -c 8000 -- "$1" | tr -d -c '\000' | wc -c)
+  ((nuls > 0))
+}
+
+# List the entries of a directory under the served root, one per line:
+# "dir", "file" (with its size) or "link" (a symlink; inspect it with
+# file_info), sorted by name.
+# @title List directory
+# @param path string? Directory relative to the served root (default ".")
+# @annotations {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
+tool_list_dir() {
+  local rel dir type size name count=0 limit=1000
+  rel=$(jq -r '.path // empty' <<<"$1")
+  rel=${rel:-.}
+  dir=$(resolve_in_root "$rel") || {
+    echo "$dir"
+    return 1
+  }
+  if [[ ! -d $dir ]]; then
+    echo "not a directory: $rel (use read_file or file_info for files)"
+    return 1
+  fi
+  if [[ ! -r $dir || ! -x $dir ]]; then
+    echo "permission denied: cannot list $rel"
+    return 1
+  fi
+
+  # find prints "<type>\t<size>\t<name>" NUL-terminated, so any file name is safe.
+  while IFS=$'\t' read -r -d '' type size name; do
+    if ((++count > limit)); then
+      echo "... (only the first $limit entries are shown)"
+      break
+    fi
+    case $type in
+      d) printf 'dir   %s/\n' "$name" ;;
+      f) printf 'file  %s (%s bytes)\n' "$name" "$size" ;;
+      l) printf 'link  %s\n' "$name" ;;
+      *) printf 'other %s\n' "$name" ;;
+    esac
+  done < <(find "$dir" -mindepth 1 -maxdepth 1 -printf '%y\t%s\t%f\0' | LC_ALL=C sort -z -t $'\t' -k 3)
+
+  if ((count == 0)); then
+    echo "(empty directory: $rel)"
+  fi
+}
+
+# Read a text file under the served root. Output is capped at maxBytes; a
+# longer file is cut off with a note saying so. Binary files are described
+# instead of printed.
+# @title Read file
+# @input {"type": "object",
+#         "properties": {
+#           "path":     {"type": "string", "description": "File path relative to the served root"},
+#           "maxBytes": {"type": "integer", "minimum": 1, "maximum": 1048576,
+#                        "description": "Print at most this many bytes (default 65536)"}
+#         },
+#         "required": ["path"],
+#         "additionalProperties": false}
+# @annotations {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
+tool_read_file() {
+  local rel max_bytes file size
+  # One jq call reads both arguments, each NUL-terminated for `read -d ''`:
+  # the path as it is, maxBytes as JSON text so "10" or 2.5 fail the check.
+  {
+    IFS= read -r -d '' rel
+    IFS= read -r -d '' max_bytes
+  } < <(jq -j '(.path // "" | tostring), (.maxBytes // 65536 | tojson) | . + "\u0000"' <<<"$1")
+
+  if [[ -z $rel ]]; then
+    echo "path is required: a file path relative to the served root"
+    return 1
+  fi
+  if [[ ! $max_bytes =~ ^[0-9]{1,7}$ ]] || ((max_bytes < 1 || max_bytes > 1048576)); then
+    echo "maxBytes must be an integer between 1 and 1048576, got $max_bytes"
+    return 1
+  fi
+  file=$(resolve_in_root "$rel") || {
+    echo "$file"
+    return 1
+  }
+  if [[ -d $file ]]; then
+    echo "$rel is a directory; use list_dir to see its entries"
+    return 1
+  fi
+  if [[ ! -f $file ]]; then
+    echo "$rel is not a regular file (device, FIFO or socket); only regular files can be read"
+    return 1
+  fi
+  if [[ ! -r $file ]]; then
+    echo "permission denied: cannot read $rel"
+    return 1
+  fi
+
+  size=$(stat -c %s -- "$file")
+  if is_binary "$file"; then
+    echo "$rel is a binary file ($size bytes); its content is not shown"
+    return 0
+  fi
+  head -c "$max_bytes" -- "$file"
+  if ((size > max_bytes)); then
+    printf '\n[truncated: showed the first %d of %d bytes; pass a larger maxBytes to see more]\n' \
+      "$max_bytes" "$size"
+  fi
+}
+
+# Describe a file or directory under the served root: type, size, permissions,
+# modification time, whether it is text or binary, and where a symlink points
+# (relative to the root).
+# @title File info
+# @param path string Path relative to the served root
+# @annotations {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
+tool_file_info() {
+  local rel target root type
+  rel=$(jq -r '.path // empty' <<<"$1")
+  if [[ -z $rel ]]; then
+    echo "path is required: a path relative to the served root"
+    return 1
+  fi
+  target=$(resolve_in_root "$rel") || {
+    echo "$target"
+    return 1
+  }
+  root=$(files_root) || return 1
+
+  if [[ -d $target ]]; then
+    type=directory
+  elif [[ -f $target ]]; then
+    if is_binary "$target"; then type="regular file (binary)"; else type="regular file (text)"; fi
+  else
+    type=$(stat -c %F -- "$target") # e.g. "fifo", "socket", "character special file"
+  fi
+
+  echo "path: $rel"
+  # $target has all symlinks resolved, so test the path as given to see
+  # whether it is itself a symlink.
+  if [[ -L $root/${rel%/} ]]; then
+    echo "symlink to: $(relative_to_root "$target")"
+  fi
+  echo "type: $type"
+  echo "size: $(stat -c %s -- "$target") bytes"
+  echo "permissions: $(stat -c %A -- "$target")"
+  echo "modified: $(date -r "$target" '+%Y-%m-%d %H:%M:%S %z')"
+}
