@@ -14,6 +14,7 @@ const char* log_level_name(LogLevel level);
 
 struct RequestMeta {
   std::string protocol_version;
+  bool legacy = false;  // served under a version negotiated by initialize
   std::string client_name;                 // from clientInfo, "" if absent
   std::optional<LogLevel> log_level;       // notifications/message only when set
   std::optional<std::string> progress_token_json;  // compact JSON (string or integer)

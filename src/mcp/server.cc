@@ -85,7 +85,9 @@ struct Server::Impl {
   using Handler = void (Impl::*)(Request&);
   struct Method {
     Handler handler;
-    bool require_supported;  // false: answered whatever version the request names
+    bool modern;             // served to requests that carry modern _meta
+    bool legacy;             // served after initialize to requests without it
+    bool require_supported;  // modern: false = answered whatever version is named
   };
 
   asio::io_context& io;
@@ -103,6 +105,10 @@ struct Server::Impl {
   std::deque<std::shared_ptr<Call>> queue;
   std::size_t running = 0;
   std::function<void()> on_idle;
+  // The legacy era: set by initialize for the rest of this stdio process.
+  std::optional<std::string> legacy_version;
+  std::optional<LogLevel> legacy_log_level;  // logging/setLevel
+  std::string legacy_list_result;
 
   Impl(asio::io_context& io_, const discovery::Catalog& catalog, execution::Runner& runner_,
        ServerOptions options_, Send send_, diagnostics::Log& log_, Audit audit_)
@@ -117,9 +123,12 @@ struct Server::Impl {
     discover_result = profile.discover_result_json();
     list_result = profile.list_result_json(registry.tools_json());
     methods = {
-        {"server/discover", {&Impl::handle_discover, false}},
-        {"tools/list", {&Impl::handle_tools_list, true}},
-        {"tools/call", {&Impl::handle_tools_call, true}},
+        {"initialize", {&Impl::handle_initialize, false, false, false}},
+        {"server/discover", {&Impl::handle_discover, true, true, false}},
+        {"tools/list", {&Impl::handle_tools_list, true, true, true}},
+        {"tools/call", {&Impl::handle_tools_call, true, true, true}},
+        {"ping", {&Impl::handle_ping, false, true, false}},
+        {"logging/setLevel", {&Impl::handle_set_level, false, true, false}},
     };
   }
 
@@ -190,6 +199,18 @@ struct Server::Impl {
     Request r{*m.id, m.method, m.document, m.params, {}, received};
     auto method = methods.find(r.method);
     if (method == methods.end()) return reply_error(r, jsonrpc::kMethodNotFound, "Method not found: " + r.method);
+    // initialize opens the legacy era; it carries no modern _meta by definition.
+    if (r.method == "initialize") return handle_initialize(r);
+    // Dual era: a request with modern _meta is served statelessly at any time; one
+    // without it is served under the version initialize negotiated, if any.
+    if (!has_modern_meta(r.params) && legacy_version && method->second.legacy) {
+      r.meta = legacy_meta(r.params);
+      return (this->*(method->second.handler))(r);
+    }
+    if (!method->second.modern)
+      return reply_error(r, jsonrpc::kMethodNotFound,
+                         "Method not found: " + r.method + " (not part of MCP " +
+                             std::string(kModernVersions[0]) + "; it exists after initialize)");
     auto meta = read_request_meta(r.params, method->second.require_supported);
     if (auto* error = std::get_if<MetaError>(&meta)) {
       if (error->code != jsonrpc::kUnsupportedProtocolVersion) return reply_error(r, error->code, error->message);
@@ -221,7 +242,68 @@ struct Server::Impl {
   // ---- methods ---------------------------------------------------------------------------
 
   void handle_discover(Request& r) { reply_raw(r, discover_result); }
-  void handle_tools_list(Request& r) { reply_raw(r, list_result); }
+  void handle_tools_list(Request& r) { reply_raw(r, r.meta.legacy ? legacy_list_result : list_result); }
+
+  // ---- the legacy era ----------------------------------------------------------------
+
+  static bool has_modern_meta(const rapidjson::Value* params) {
+    if (!params) return false;
+    auto meta = params->FindMember("_meta");
+    return meta != params->MemberEnd() && meta->value.IsObject() &&
+           meta->value.HasMember("io.modelcontextprotocol/protocolVersion");
+  }
+
+  RequestMeta legacy_meta(const rapidjson::Value* params) {
+    RequestMeta meta;
+    meta.legacy = true;
+    meta.protocol_version = *legacy_version;
+    meta.log_level = legacy_log_level;
+    if (params) {
+      auto m = params->FindMember("_meta");
+      if (m != params->MemberEnd() && m->value.IsObject()) {
+        auto token = m->value.FindMember("progressToken");
+        if (token != m->value.MemberEnd())
+          if (auto id = jsonrpc::to_request_id(token->value)) meta.progress_token_json = id->json;
+      }
+    }
+    return meta;
+  }
+
+  // Negotiates a legacy revision for this process: the one asked for when we know it,
+  // else the newest we have (the client then decides whether it can speak that).
+  void handle_initialize(Request& r) {
+    const rapidjson::Value* params = r.params;
+    auto version = params ? params->FindMember("protocolVersion") : rapidjson::Value::ConstMemberIterator();
+    if (!params || version == params->MemberEnd() || !version->value.IsString())
+      return reply_error(r, jsonrpc::kInvalidParams, "Invalid params: \"protocolVersion\" (a string) is required");
+    std::string asked = version->value.GetString();
+    std::string chosen = is_legacy_version(asked) ? asked : std::string(kLegacyVersions[0]);
+    if (auto info = params->FindMember("clientInfo"); info != params->MemberEnd() && info->value.IsObject()) {
+      auto name = info->value.FindMember("name");
+      if (name != info->value.MemberEnd() && name->value.IsString()) r.meta.client_name = name->value.GetString();
+    }
+    r.meta.protocol_version = chosen;
+    legacy_version = chosen;
+    legacy_list_result = ServerProfileView::legacy_list_result_json(registry.tools_json_for(chosen));
+    log.info("initialize: client asked for " + asked + ", serving legacy revision " + chosen);
+    AuditRecord a = audit_for(r);
+    a.outcome = "ok";
+    a.bytes_out = emit(jsonrpc::result_line_raw(r.id, profile.initialize_result_json(chosen)));
+    finish_audit(a, r.received);
+  }
+
+  void handle_ping(Request& r) { reply_raw(r, "{}"); }
+
+  void handle_set_level(Request& r) {
+    auto level = r.params ? r.params->FindMember("level") : rapidjson::Value::ConstMemberIterator();
+    if (!r.params || level == r.params->MemberEnd() || !level->value.IsString() ||
+        !parse_log_level(level->value.GetString()))
+      return reply_error(r, jsonrpc::kInvalidParams,
+                         "Invalid params: \"level\" must be one of debug, info, notice, warning, error, "
+                         "critical, alert, emergency");
+    legacy_log_level = parse_log_level(level->value.GetString());
+    reply_raw(r, "{}");
+  }
 
   void handle_tools_call(Request& r) {
     AuditRecord a = audit_for(r);
@@ -399,7 +481,9 @@ struct Server::Impl {
       if (outcome->signal) a.signal = outcome->signal;
       a.stdout_bytes = outcome->stdout_total;
     }
-    profile.complete(shaped.result);
+    if (call.request.meta.legacy && !has_structured_output(call.request.meta.protocol_version))
+      shaped.result.RemoveMember("structuredContent");
+    profile.complete(shaped.result, call.request.meta.legacy);
     a.bytes_out = emit(jsonrpc::result_line(call.request.id, shaped.result));
     finish_audit(a, call.request.received);
   }

@@ -43,7 +43,19 @@ std::string ServerProfileView::list_result_json(const std::string& tools_json) c
          server_info_ + "}}";
 }
 
-void ServerProfileView::complete(rapidjson::Document& result) const {
+std::string ServerProfileView::initialize_result_json(std::string_view version) const {
+  std::string out = R"({"protocolVersion":")" + std::string(version) + R"(","capabilities":)" +
+                    capabilities_ + R"(,"serverInfo":)" + server_info_;
+  if (instructions_) out += R"(,"instructions":)" + quote(*instructions_);
+  return out + "}";
+}
+
+std::string ServerProfileView::legacy_list_result_json(const std::string& tools_json) {
+  return R"({"tools":)" + tools_json + "}";
+}
+
+void ServerProfileView::complete(rapidjson::Document& result, bool legacy) const {
+  if (legacy) return;
   auto& a = result.GetAllocator();
   result.AddMember("resultType", "complete", a);
   rapidjson::Document info;

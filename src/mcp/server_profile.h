@@ -21,8 +21,12 @@ class ServerProfileView {
 
   std::string discover_result_json() const;
   std::string list_result_json(const std::string& tools_json) const;
-  // Adds resultType "complete" and _meta.serverInfo to a result object.
-  void complete(rapidjson::Document& result) const;
+  // Legacy era: the InitializeResult, and a ListToolsResult without the modern fields.
+  std::string initialize_result_json(std::string_view version) const;
+  static std::string legacy_list_result_json(const std::string& tools_json);
+  // Modern: adds resultType "complete" and _meta.serverInfo to a result object. Legacy
+  // results carry neither (their revisions do not define them).
+  void complete(rapidjson::Document& result, bool legacy) const;
   const std::string& server_info_json() const { return server_info_; }
 
  private:

@@ -1,6 +1,10 @@
 #include "mcp/tool_registry.h"
 
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "mcp/protocol_versions.h"
 
 namespace mcpsh::mcp {
 
@@ -34,6 +38,18 @@ ToolRegistry::ToolRegistry(const discovery::Catalog& catalog,
     tools_.push_back(std::move(tool));
   }
   tools_json_ += ']';
+}
+
+std::string ToolRegistry::tools_json_for(std::string_view legacy_version) const {
+  if (has_structured_output(legacy_version)) return tools_json_;
+  rapidjson::Document tools;
+  tools.Parse(tools_json_.c_str(), tools_json_.size());
+  for (auto& tool : tools.GetArray())
+    for (const char* key : {"title", "outputSchema", "icons", "execution"}) tool.RemoveMember(key);
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  tools.Accept(writer);
+  return std::string(buffer.GetString(), buffer.GetSize());
 }
 
 const RegisteredTool* ToolRegistry::find(std::string_view name) const {

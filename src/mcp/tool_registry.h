@@ -27,6 +27,9 @@ class ToolRegistry {
   const RegisteredTool* find(std::string_view name) const;
   // "[{tool},...]" in list order.
   const std::string& tools_json() const { return tools_json_; }
+  // The same for a legacy revision: without the fields it does not define (title,
+  // outputSchema before 2025-06-18).
+  std::string tools_json_for(std::string_view legacy_version) const;
   std::size_t size() const { return tools_.size(); }
 
  private:
