@@ -53,8 +53,8 @@ std::variant<RequestMeta, MetaError> read_request_meta(const rapidjson::Value* p
   if (!caps->IsObject()) return invalid(std::string("params._meta[\"") + kCapabilitiesKey + "\"] must be an object");
 
   if (require_supported && !is_modern_version(out.protocol_version))
-    return MetaError{jsonrpc::kUnsupportedProtocolVersion, "Unsupported protocol version",
-                     out.protocol_version};
+    return MetaError{jsonrpc::kUnsupportedProtocolVersion,
+                     "Unsupported protocol version: " + out.protocol_version, out.protocol_version};
 
   if (const auto* info = field(kClientInfoKey); info && info->IsObject()) {
     auto name = info->FindMember("name");

@@ -323,11 +323,12 @@ struct Server::Impl {
       arguments = &it->value;
     }
     const RegisteredTool* tool = registry.find(name);
-    if (!tool) return reply_error(r, jsonrpc::kInvalidParams, "Unknown tool: " + name, nullptr, &a);
+    // The old core's wording, so that migrated clients see the same errors.
+    if (!tool) return reply_error(r, jsonrpc::kInvalidParams, "Tool not found: " + name, nullptr, &a);
     if (!tool->entry.implemented)
       return reply_error(r, jsonrpc::kInvalidParams,
-                         "Tool " + name + " is advertised but not implemented (no tool_" + name +
-                             " function)",
+                         "Tool not found: " + name + " (advertised, but no function tool_" + name +
+                             " is defined)",
                          nullptr, &a);
     if (calls.count(r.id))
       return reply_error(r, jsonrpc::kInvalidRequest,
