@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# bench.sh - the fixed tool set of scripts/bench. Tools parse their arguments with
+# bash only (no jq), so a measurement is of the host and bash, not of the tools.
+# Only functions are defined here: the host sources this file once per call.
+
+# Says hi: the trivial call.
+tool_hi() { echo hi; }
+
+# Sleeps, then says so: for concurrency (8 of these at once should take ~1 s).
+# @param seconds number How long to sleep
+tool_sleep() {
+  local s=1
+  [[ $1 =~ \"seconds\":[[:space:]]*([0-9.]+) ]] && s=${BASH_REMATCH[1]}
+  sleep "$s"
+  echo "slept $s"
+}
+
+# Prints the length of its arguments JSON: for large inputs.
+tool_arg_length() { echo "${#1}"; }
+
+# Prints the given number of bytes ('x'): for large outputs.
+# @param bytes integer How many bytes
+tool_bytes() {
+  local n=0
+  [[ $1 =~ \"bytes\":[[:space:]]*([0-9]+) ]] && n=${BASH_REMATCH[1]}
+  head -c "$n" /dev/zero | tr '\0' x
+}

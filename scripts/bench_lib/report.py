@@ -1,0 +1,129 @@
+"""The readable table. Ratios compare medians of the same request kind in the same run:
+  x floor = this median / the bash floor median   (1.00 = as fast as spawning a shell)
+  x host  = this median / the host median          (the old core's 'times slower')
+CPU ms/req is the mean user+system CPU per request (server plus the children it reaped).
+"""
+
+SECTIONS = [
+    ("sequential", "Sequential requests (one in flight; client round trip over pipes)"),
+    ("startup", "Start-up: spawn the server, send server/discover, until the response"),
+    ("edit", "A tools/call right after the script changed on disk"),
+    ("concurrency", "Concurrency: calls written at once, wall time until the last response"),
+    ("payload", "Large payloads (peak RSS = VmHWM of the server process)"),
+    ("profile", "Where the time of a trivial tools/call goes (floor steps interleaved with host calls)"),
+]
+
+
+def _ms(v):
+    if v is None:
+        return "-"
+    return "%.3f" % v if v < 10 else "%.1f" % v if v < 1000 else "%.0f" % v
+
+
+def _num(v):
+    if v is None:
+        return "-"
+    return "%.0f" % v if v >= 100 else "%.1f" % v
+
+
+def _ratio(v):
+    if v is None:
+        return "-"
+    return "%.3fx" % v if v < 0.1 else "%.2fx" % v if v < 100 else "%.0fx" % v
+
+
+def _mib(kb):
+    return "-" if kb is None else "%.1f" % (kb / 1024)
+
+
+def _per(v):
+    return "-" if v is None else "%.2f" % v
+
+
+COLUMNS = {
+    "sequential": [("n", lambda r: str(r["n"])), ("median ms", lambda r: _ms(r["median_ms"])),
+                   ("p90 ms", lambda r: _ms(r["p90_ms"])), ("req/s", lambda r: _num(r["rps"]))],
+    "startup": [("n", lambda r: str(r["n"])), ("median ms", lambda r: _ms(r["median_ms"])),
+                ("p90 ms", lambda r: _ms(r["p90_ms"])),
+                ("idle RSS MiB", lambda r: _mib(r.get("idle_rss_kb")))],
+    "edit": [("n", lambda r: str(r["n"])), ("median ms", lambda r: _ms(r["median_ms"])),
+             ("p90 ms", lambda r: _ms(r["p90_ms"]))],
+    "concurrency": [("bursts", lambda r: str(r["n"])), ("calls", lambda r: str(r["calls"])),
+                    ("median wall ms", lambda r: _ms(r["median_ms"])),
+                    ("p90 wall ms", lambda r: _ms(r["p90_ms"])), ("calls/s", lambda r: _num(r["rps"]))],
+    "payload": [("n", lambda r: str(r["n"])), ("median ms", lambda r: _ms(r["median_ms"])),
+                ("p90 ms", lambda r: _ms(r["p90_ms"])),
+                ("idle RSS MiB", lambda r: _mib(r.get("idle_rss_kb"))),
+                ("peak RSS MiB", lambda r: _mib(r.get("peak_rss_kb"))),
+                ("(peak-idle)/payload", lambda r: _per(r.get("peak_over_idle_per_payload")))],
+    "profile": [("n", lambda r: str(r["n"])), ("median ms", lambda r: _ms(r["median_ms"])),
+                ("p90 ms", lambda r: _ms(r["p90_ms"]))],
+}
+
+
+def add_ratios(rows):
+    """Sets x_floor and x_host on every row, from rows of the same section and kind."""
+    by_kind = {}
+    for r in rows:
+        by_kind.setdefault((r["section"], r["kind"]), {})[r["subject"]] = r
+    for r in rows:
+        peers = by_kind[(r["section"], r["kind"])]
+        r["x_floor"] = _div(r, peers.get("bash floor"))
+        r["x_host"] = _div(r, peers.get("host"))
+
+
+def _div(r, base):
+    if base is None or not base.get("median_ms") or r.get("median_ms") is None:
+        return None
+    return r["median_ms"] / base["median_ms"]
+
+
+def render_breakdown(parts):
+    out = ["", "  Breakdown (differences of medians; wall time includes waiting for a CPU):",
+           "  %-52s %9s %9s" % ("part", "wall ms", "CPU ms")]
+    for p in parts:
+        out.append("  %-52s %9s %9s" % (p["part"], _ms(p["wall_ms"]), _ms(p["cpu_ms"])))
+    return out
+
+
+def render(machine, rows, notes, breakdown=None):
+    out = []
+    out.append("mcp-shell-host benchmark")
+    for k, v in machine.items():
+        out.append("  %-16s %s" % (k + ":", v))
+    for section, title in SECTIONS:
+        srows = [r for r in rows if r["section"] == section]
+        if not srows:
+            continue
+        cols = [("request kind", None), ("subject", None)] + COLUMNS[section] + \
+               [("CPU ms/req" if section != "concurrency" else "CPU ms/call", lambda r: _ms(r.get("cpu_ms"))),
+                ("x floor", lambda r: _ratio(r.get("x_floor"))), ("x host", lambda r: _ratio(r.get("x_host"))),
+                ("errors", lambda r: str(r["errors"]) if r["errors"] else ""), ("note", lambda r: r["note"])]
+        table = []
+        last_kind = None
+        for r in srows:
+            cells = [r["kind"] if r["kind"] != last_kind else "", r["subject"]]
+            cells += [f(r) for _, f in cols[2:]]
+            last_kind = r["kind"]
+            table.append(cells)
+        widths = [max(len(h), *(len(c[i]) for c in table)) for i, (h, _) in enumerate(cols)]
+        out.append("")
+        out.append(title)
+        line = lambda cells: "  " + "  ".join(
+            c.ljust(w) if i < 2 or i == len(cols) - 1 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+        out.append(line([h for h, _ in cols]))
+        out.append("  " + "-" * (sum(widths) + 2 * (len(widths) - 1)))
+        for i, cells in enumerate(table):
+            if i and cells[0]:
+                out.append("")
+            out.append(line(cells))
+        if section == "profile" and breakdown:
+            out.extend(render_breakdown(breakdown))
+    out.append("")
+    out.append("x floor = median / median of the bash floor of the same kind; "
+               "x host = median / median of the host.")
+    out.append("CPU ms/req = mean user+system CPU per request: of the server and the children it reaped")
+    out.append("(tool processes, jq), or of the spawned floor process; it depends little on the load.")
+    out.extend(notes)
+    return "\n".join(out)

@@ -1,0 +1,34 @@
+"""JSON-RPC request lines of the 2026-07-28 revision (every request carries its _meta)."""
+
+import json
+
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "mcp-shell-host-bench", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+_META_JSON = json.dumps(META, separators=(",", ":"))
+
+
+def request(req_id, method, params_json=""):
+    """One request line (bytes, newline-terminated). params_json: members without braces."""
+    params = (params_json + "," if params_json else "") + '"_meta":' + _META_JSON
+    return ('{"jsonrpc":"2.0","id":%d,"method":"%s","params":{%s}}\n' % (req_id, method, params)).encode()
+
+
+def call(req_id, tool, arguments_json="{}"):
+    """A tools/call line; arguments_json is inserted verbatim, so megabytes cost one copy."""
+    return request(req_id, "tools/call", '"name":"%s","arguments":%s' % (tool, arguments_json))
+
+
+def tool_text(response):
+    """The first text block of a CallToolResult, or None when the response is not one."""
+    try:
+        return response["result"]["content"][0]["text"]
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
+def is_ok_result(response):
+    r = response.get("result") if isinstance(response, dict) else None
+    return isinstance(r, dict) and not r.get("isError", False)
