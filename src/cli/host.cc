@@ -39,6 +39,7 @@ std::optional<std::string> prepare(Host& host, const Options& options, diagnosti
   s.max_concurrency = options.max_concurrency;
   s.bash = host.bash;
   s.heartbeat = options.heartbeat;
+  s.warm_per_script = options.verb == Verb::kServe ? options.warm : 0;
   host.server = std::make_unique<mcp::Server>(host.io, host.catalog, host.runner, s, std::move(send), log,
                                               std::move(audit));
   if (host.catalog.fatal) {

@@ -41,6 +41,7 @@ po::options_description described() {
       ("max-output", po::value<std::string>()->value_name("BYTES"), "stdout kept per call, e.g. 128k (default 128k)")
       ("max-stderr", po::value<std::string>()->value_name("BYTES"), "stderr tail kept per call (default 16k)")
       ("max-concurrency", po::value<std::size_t>()->value_name("N"), "tool calls running at once; more wait (default 16)")
+      ("warm", po::value<std::size_t>()->value_name("N"), "bash processes per script started ahead, each for one call; 0 = spawn per call (default 2)")
       ("kill-grace", po::value<std::string>()->value_name("SECONDS"), "SIGTERM to SIGKILL delay (default 2)")
       ("cpu-limit", po::value<std::string>()->value_name("SECONDS"), "CPU time limit per tool process (RLIMIT_CPU)")
       ("memory-limit", po::value<std::string>()->value_name("BYTES"), "address-space limit per tool process (RLIMIT_AS), e.g. 512M")
@@ -148,6 +149,7 @@ ParseResult parse_options(int argc, char** argv) {
     o.max_concurrency = vm["max-concurrency"].as<std::size_t>();
     if (o.max_concurrency == 0) return fail("--max-concurrency must be at least 1");
   }
+  if (vm.count("warm")) o.warm = vm["warm"].as<std::size_t>();
   if (vm.count("config")) o.config_file = vm["config"].as<std::string>();
   if (vm.count("tools-list")) o.tools_list_file = vm["tools-list"].as<std::string>();
   if (vm.count("log-file")) o.log_file = vm["log-file"].as<std::string>();

@@ -17,6 +17,7 @@ struct Options {
   std::vector<std::string> paths;
   execution::Limits limits;
   std::size_t max_concurrency = 16;
+  std::size_t warm = 2;  // ready bash processes per script
   std::size_t max_line = 64u << 20;
   std::chrono::milliseconds heartbeat{5000};
   std::optional<std::string> config_file, tools_list_file;

@@ -2,10 +2,13 @@
 //
 // Lifecycle: stdin EOF -> stop reading, let calls in flight finish (bounded by their
 // timeouts), write their responses, exit 0. SIGTERM/SIGINT or stdout closed by the
-// client -> terminate every tool group (SIGTERM, SIGKILL after a short grace), exit.
+// client -> terminate every tool group (SIGTERM, SIGKILL after a short grace; a second
+// signal: SIGKILL at once), send nothing more, exit 0. Either way, when the loop ends the
+// runner's destructor kills and reaps every process still left (adr/0004).
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -23,7 +26,8 @@ namespace mcpsh::cli {
 namespace asio = boost::asio;
 
 namespace {
-// How long tools get to clean up when the host itself is told to stop.
+// How long tools get to clean up when the host itself is told to stop (or --kill-grace,
+// when shorter): a client that stops us expects us gone promptly.
 constexpr auto kShutdownGrace = std::chrono::milliseconds(1000);
 }  // namespace
 
@@ -52,16 +56,17 @@ int serve(const Options& options) {
   };
   bool stopping = false, input_done = false;
 
-  // Stops the loop once nothing is left to wait for.
+  // Stops the loop once no call is left to answer. Runs that belong to no call (bash
+  // processes started ahead, now retiring) do not keep the host alive: the runner's
+  // destructor kills and reaps whatever is left, escapees included.
   auto maybe_exit = [&] {
-    if ((input_done || stopping) && host.server && host.server->in_flight() == 0 && host.runner.running() == 0)
-      host.io.stop();
+    if ((input_done || stopping) && host.server && host.server->in_flight() == 0) host.io.stop();
   };
   auto shut_down = [&](const std::string& why) {
     if (stopping) return;
     stopping = true;
     log->info("shutting down: " + why);
-    if (host.server) host.server->stop_all(kShutdownGrace);
+    if (host.server) host.server->stop_all(std::min(options.limits.kill_grace, kShutdownGrace));
     maybe_exit();
   };
 
@@ -79,12 +84,24 @@ int serve(const Options& options) {
     return 1;
   }
   log->info("serving " + std::to_string(host.catalog.tools.size()) + " tool(s) on stdio");
+  host.server->start_warm();
 
   host.server->set_on_idle([&] { asio::post(host.io, maybe_exit); });
   asio::signal_set signals(host.io, SIGTERM, SIGINT);
-  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
-    if (!ec) shut_down(std::string("received ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT"));
-  });
+  // The first signal shuts down gracefully; another one kills every tool at once.
+  std::function<void(const boost::system::error_code&, int)> on_signal =
+      [&](const boost::system::error_code& ec, int sig) {
+        if (ec) return;
+        const std::string name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
+        if (!stopping) {
+          shut_down("received " + name);
+        } else {
+          log->info("received " + name + " again: killing every tool now");
+          host.runner.terminate_all(std::chrono::milliseconds(0));
+        }
+        signals.async_wait(on_signal);
+      };
+  signals.async_wait(on_signal);
 
   transport::LineReader reader(
       STDIN_FILENO, options.max_line, post,
@@ -97,6 +114,7 @@ int serve(const Options& options) {
           },
           [&] {
             input_done = true;
+            host.server->input_closed();
             log->info("stdin closed; finishing " + std::to_string(host.server->in_flight()) + " call(s)");
             maybe_exit();
           }});

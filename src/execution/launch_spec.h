@@ -24,9 +24,10 @@ struct LaunchSpec {
   // Extra environment on top of the host's (minus BASH_ENV/ENV, which would make bash
   // run files we did not ask for).
   std::vector<std::pair<std::string, std::string>> env;
-  // Bytes the child reads from fd 3: a sealed in-memory file, seekable, so bash reads it
-  // in blocks and nothing passes through argv or the environment (128 KiB caps there).
-  std::string fd3_payload;
+  // A descriptor the caller opened for the child's fd 3 (e.g. the read end of a pipe), or
+  // -1. The runner owns it from the call to start() on: the child gets it as fd 3 and the
+  // runner closes its own copy, also when the launch fails.
+  int fd3 = -1;
   // When true the child gets a pipe on fd 4 whose lines reach on_channel_line.
   bool channel = false;
   Limits limits;

@@ -16,7 +16,9 @@ using RunId = std::uint64_t;
 struct RunCallbacks {
   std::function<void(Outcome)> on_done;              // exactly once
   std::function<void(std::string)> on_channel_line;  // fd 4 lines, without '\n'
-  std::function<void(std::string)> on_stderr_line;   // for the diagnostic log
+  // stderr lines for the diagnostic log, up to limits.max_stderr bytes per run (then one
+  // line saying how much more was not passed on).
+  std::function<void(std::string)> on_stderr_line;
 };
 
 class Runner {
@@ -26,6 +28,8 @@ class Runner {
   virtual RunId start(const LaunchSpec& spec, RunCallbacks callbacks) = 0;
   // Terminates a run (SIGTERM to its group, SIGKILL after the grace). Unknown ids: no-op.
   virtual void cancel(RunId id) = 0;
+  // Replaces a run's deadline with one `timeout` from now (0 = none). Unknown ids: no-op.
+  virtual void set_deadline(RunId id, std::chrono::milliseconds timeout) = 0;
   // Terminates every run with Ending::kShutdown.
   virtual void terminate_all(std::chrono::milliseconds grace) = 0;
   virtual std::size_t running() const = 0;

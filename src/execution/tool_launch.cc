@@ -4,11 +4,10 @@ namespace mcpsh::execution {
 
 // Kept in one string so that a call costs one exec of bash and nothing else. The helper
 // functions are defined before the script is sourced, so a script may replace them.
+// `read ... || exit 0`: fd 3 closed without a call means the host no longer needs us.
 const char* tool_bootstrap() {
-  return R"BASH(__mcp_script=$1 __mcp_tool=$2
+  return R"BASH(__mcp_script=$1
 set --
-IFS= read -r -d '' __mcp_args <&3
-exec 3<&-
 # mcp_progress PROGRESS [TOTAL] [MESSAGE] -- report progress (numbers, increasing).
 mcp_progress() {
   local m="${3:-}"
@@ -22,18 +21,20 @@ mcp_log() {
   return 0
 }
 source "$__mcp_script" </dev/null >&2
+IFS= read -r __mcp_tool <&3 || exit 0
+IFS= read -r __mcp_args <&3 || exit 0
+exec 3<&-
+IFS= read -r -d '' __mcp_args <"$__mcp_args"
 "tool_$__mcp_tool" "$__mcp_args"
 )BASH";
 }
 
-LaunchSpec make_tool_launch(const ToolLaunch& launch) {
+LaunchSpec make_tool_launch(const std::string& bash, const std::string& script, const Limits& limits) {
   LaunchSpec spec;
-  spec.argv = {launch.bash, "--noprofile", "--norc", "-c", tool_bootstrap(), "mcp-shell-host",
-               launch.script, launch.tool};
+  spec.argv = {bash, "--noprofile", "--norc", "-c", tool_bootstrap(), "mcp-shell-host", script};
   spec.env = {{"MCP_SHELL_HOST", MCPSH_VERSION}};
-  spec.fd3_payload = launch.arguments_json.empty() ? "{}" : launch.arguments_json;
   spec.channel = true;
-  spec.limits = launch.limits;
+  spec.limits = limits;
   return spec;
 }
 

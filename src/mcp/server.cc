@@ -2,6 +2,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <algorithm>
 #include <deque>
 #include <map>
 
@@ -10,6 +11,7 @@
 #include <rapidjson/writer.h>
 
 #include "diagnostics/log.h"
+#include "execution/tool_executor.h"
 #include "execution/tool_launch.h"
 #include "jsonrpc/error_codes.h"
 #include "jsonrpc/message.h"
@@ -93,6 +95,7 @@ struct Server::Impl {
   asio::io_context& io;
   execution::Runner& runner;
   ServerOptions options;
+  execution::ToolExecutor executor;
   Send send;
   diagnostics::Log& log;
   Audit audit;
@@ -115,6 +118,8 @@ struct Server::Impl {
       : io(io_),
         runner(runner_),
         options(std::move(options_)),
+        executor(runner_, execution::ExecutorOptions{options.bash, options.warm_per_script, options.limits,
+                                                     [this](std::string w) { log.warning(w); }}),
         send(std::move(send_)),
         log(log_),
         audit(std::move(audit_)),
@@ -373,8 +378,8 @@ struct Server::Impl {
 
   void start(const std::shared_ptr<Call>& call) {
     ++running;
-    execution::ToolLaunch launch{options.bash, call->tool->entry.script, call->tool->entry.name,
-                                 call->arguments_json, call->limits};
+    execution::ToolLaunch launch{call->tool->entry.script, call->tool->entry.name, call->arguments_json,
+                                 call->limits};
     execution::RunCallbacks callbacks;
     std::weak_ptr<Call> weak = call;
     callbacks.on_done = [this, call](execution::Outcome o) { finished(call, std::move(o)); };
@@ -384,7 +389,7 @@ struct Server::Impl {
     const std::string tag = "[" + call->request.id.json + " " + call->tool->entry.name + "] ";
     callbacks.on_stderr_line = [this, tag](std::string line) { log.info(tag + line); };
     call->last_report = Clock::now();
-    call->run = runner.start(execution::make_tool_launch(launch), std::move(callbacks));
+    call->run = executor.run(launch, std::move(callbacks));
     if (call->request.meta.progress_token_json && options.heartbeat.count() > 0) arm_heartbeat(call);
   }
 
@@ -482,7 +487,11 @@ struct Server::Impl {
       if (outcome->signal) a.signal = outcome->signal;
       a.stdout_bytes = outcome->stdout_total;
     }
-    if (call.request.meta.legacy && !has_structured_output(call.request.meta.protocol_version))
+    // Legacy revisions define structuredContent, if at all, as an object only.
+    auto structured = shaped.result.FindMember("structuredContent");
+    if (call.request.meta.legacy && structured != shaped.result.MemberEnd() &&
+        (!has_structured_output(call.request.meta.protocol_version) ||
+         !structured->value.IsObject()))
       shaped.result.RemoveMember("structuredContent");
     profile.complete(shaped.result, call.request.meta.legacy);
     a.bytes_out = emit(jsonrpc::result_line(call.request.id, shaped.result));
@@ -507,10 +516,19 @@ struct Server::Impl {
     if (calls.empty() && on_idle) on_idle();
   }
 
+  std::vector<discovery::ToolEntry> catalog_tools() const {
+    std::vector<discovery::ToolEntry> tools;
+    for (std::size_t i = 0; i < registry.size(); ++i) tools.push_back(registry.at(i).entry);
+    return tools;
+  }
+
   void stop_all(std::chrono::milliseconds grace) {
+    executor.retire_warm();
     for (auto& [id, call] : calls) call->cancelled = true;
+    for (auto& call : queue) calls.erase(call->request.id);  // never started: nothing to wait for
     queue.clear();
     runner.terminate_all(grace);
+    if (calls.empty() && on_idle) on_idle();
   }
 };
 
@@ -532,6 +550,15 @@ void Server::on_oversized_line(std::size_t size) {
 std::size_t Server::in_flight() const { return impl_->calls.size(); }
 void Server::set_on_idle(std::function<void()> on_idle) { impl_->on_idle = std::move(on_idle); }
 void Server::stop_all(std::chrono::milliseconds grace) { impl_->stop_all(grace); }
+void Server::input_closed() { impl_->executor.retire_warm(); }
+
+void Server::start_warm() {
+  std::vector<std::string> scripts;
+  for (const auto& tool : impl_->catalog_tools())
+    if (tool.implemented && std::find(scripts.begin(), scripts.end(), tool.script) == scripts.end())
+      scripts.push_back(tool.script);
+  impl_->executor.warm(scripts);
+}
 const std::vector<discovery::Problem>& Server::problems() const { return impl_->problems; }
 
 }  // namespace mcpsh::mcp

@@ -31,6 +31,8 @@ struct ServerOptions {
   execution::Limits limits;  // per call; a tool's own timeout replaces limits.timeout
   std::size_t max_concurrency = 16;
   std::string bash;  // absolute path
+  // Bash processes kept ready per script, each for exactly one call (ADR 0007).
+  std::size_t warm_per_script = 0;
   // A call with a progress token that reports nothing for this long gets a heartbeat.
   std::chrono::milliseconds heartbeat{5000};
 };
@@ -72,6 +74,10 @@ class Server {
   void set_on_idle(std::function<void()> on_idle);
   // Drops queued calls and terminates running ones; nothing more is sent for them.
   void stop_all(std::chrono::milliseconds grace);
+  // Starts the ready bash processes (serve only; list/call/check run one request).
+  void start_warm();
+  // No more requests will come (stdin closed): the ready processes are let go.
+  void input_closed();
 
   // Problems found while preparing the catalog (invalid schemas).
   const std::vector<discovery::Problem>& problems() const;

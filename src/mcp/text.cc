@@ -36,16 +36,23 @@ std::size_t valid_sequence(std::string_view s, std::size_t i) {
 std::string valid_utf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    std::size_t n = valid_sequence(s, i);
-    if (n == 0) {
-      out += "\xEF\xBF\xBD";
+  // Valid runs are copied in one piece; ASCII is checked without decoding.
+  std::size_t run_start = 0, i = 0;
+  while (i < s.size()) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
       ++i;
-    } else {
-      out.append(s.substr(i, n));
-      i += n;
+      continue;
     }
+    std::size_t n = valid_sequence(s, i);
+    if (n > 0) {
+      i += n;
+      continue;
+    }
+    out.append(s.substr(run_start, i - run_start));
+    out += "\xEF\xBF\xBD";
+    run_start = ++i;
   }
+  out.append(s.substr(run_start));
   return out;
 }
 

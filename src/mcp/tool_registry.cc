@@ -41,11 +41,22 @@ ToolRegistry::ToolRegistry(const discovery::Catalog& catalog,
 }
 
 std::string ToolRegistry::tools_json_for(std::string_view legacy_version) const {
-  if (has_structured_output(legacy_version)) return tools_json_;
+  const bool structured = has_structured_output(legacy_version);
   rapidjson::Document tools;
   tools.Parse(tools_json_.c_str(), tools_json_.size());
-  for (auto& tool : tools.GetArray())
-    for (const char* key : {"title", "outputSchema", "icons", "execution"}) tool.RemoveMember(key);
+  for (auto& tool : tools.GetArray()) {
+    if (!structured) {
+      for (const char* key : {"title", "outputSchema", "icons", "execution"})
+        tool.RemoveMember(key);
+      continue;
+    }
+    // Legacy revisions allow only "type": "object" at the root of an outputSchema.
+    auto out = tool.FindMember("outputSchema");
+    if (out == tool.MemberEnd()) continue;
+    const auto& schema = out->value;
+    if (!(schema.IsObject() && schema.HasMember("type") && schema["type"] == "object"))
+      tool.RemoveMember("outputSchema");
+  }
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
   tools.Accept(writer);

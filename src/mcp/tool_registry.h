@@ -31,6 +31,7 @@ class ToolRegistry {
   // outputSchema before 2025-06-18).
   std::string tools_json_for(std::string_view legacy_version) const;
   std::size_t size() const { return tools_.size(); }
+  const RegisteredTool& at(std::size_t i) const { return tools_[i]; }
 
  private:
   std::vector<RegisteredTool> tools_;

@@ -4,6 +4,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "jsonrpc/message.h"
 #include "mcp/text.h"
 
 namespace mcpsh::mcp {
@@ -128,6 +129,11 @@ ShapedResult shape_tool_result(const std::string& tool, const execution::Outcome
                               ", so its structured output could not be read.",
                           "output_invalid+truncated");
     }
+    // Parsing, validating and writing it back recurse per level: refuse deep JSON first.
+    if (jsonrpc::nesting_depth(out) > jsonrpc::kMaxNesting)
+      return error_result(name + " printed JSON nested deeper than " +
+                              std::to_string(jsonrpc::kMaxNesting) + " levels, which is not read.",
+                          "output_invalid");
     rapidjson::Document value;
     value.Parse<rapidjson::kParseValidateEncodingFlag>(out.c_str(), out.size());
     if (value.HasParseError())

@@ -51,7 +51,10 @@ class LineFramer {
       if (!line_.empty() && line_.back() == '\r') line_.pop_back();
       bool blank = true;
       for (char c : line_)
-        if (!std::isspace(static_cast<unsigned char>(c))) blank = false;
+        if (!std::isspace(static_cast<unsigned char>(c))) {
+          blank = false;
+          break;
+        }
       if (!blank) sink(Event{std::move(line_), 0});
     }
     line_.clear();
