@@ -29,7 +29,10 @@ struct Outcome {
   std::string stderr_tail;
   std::uint64_t stderr_total = 0;
 
-  bool cpu_limit_hit = false;  // killed by SIGXCPU/SIGKILL after RLIMIT_CPU
+  // Ended by RLIMIT_CPU: SIGXCPU/SIGKILL (or bash's status 128+SIGXCPU for a child it
+  // waited for) with cpu_time at the limit.
+  bool cpu_limit_hit = false;
+  std::chrono::milliseconds cpu_time{0};  // user+system of the leader and its waited-for children
   std::chrono::milliseconds elapsed{0};
 
   bool stdout_truncated() const { return stdout_total > stdout_head.size(); }

@@ -1,13 +1,13 @@
 #include "execution/process_runner.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
@@ -20,100 +20,65 @@
 #include <boost/process/exe.hpp>
 #include <boost/process/extend.hpp>
 #include <cerrno>
-#include <cstring>
 #include <map>
 #include <system_error>
+#include <thread>
 
+#include "execution/escapees.h"
+#include "execution/fd_guard.h"
 #include "execution/stream_collectors.h"
 
 namespace mcpsh::execution {
 namespace asio = boost::asio;
 namespace bp = boost::process;
+using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// How long pipes may stay open after the group was killed: only a grandchild that left
-// the group can still hold them, and it must not hang the call.
+// How long pipes may stay open after the leader was reaped and its group killed: only a
+// process outside the group can still hold them, and it must not hang the call.
 constexpr auto kDrainAfterExit = std::chrono::milliseconds(300);
+
+// A descendant that escaped its group is re-parented to us only when its parent dies,
+// which can be a moment after the run ended; escapees are looked for again this late.
+constexpr auto kLateSweep = std::chrono::milliseconds(250);
+
+// Bytes asked for per read of a child's pipe.
+constexpr std::size_t kReadChunk = 64 * 1024;
 
 // Descriptors for the child are moved to >= this number before fork, so the dup2 calls
 // onto 0..4 in the child can never overwrite one another.
 constexpr int kChildFdFloor = 10;
 
-struct FdGuard {
-  int fd = -1;
-  FdGuard() = default;
-  explicit FdGuard(int f) : fd(f) {}
-  FdGuard(FdGuard&& o) noexcept : fd(std::exchange(o.fd, -1)) {}
-  FdGuard& operator=(FdGuard&& o) noexcept {
-    reset();
-    fd = std::exchange(o.fd, -1);
-    return *this;
-  }
-  ~FdGuard() { reset(); }
-  void reset() {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-  }
-  int release() { return std::exchange(fd, -1); }
-};
-
-std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
-
-// Moves fd to a close-on-exec descriptor >= kChildFdFloor.
-FdGuard lift(FdGuard fd) {
-  int lifted = ::fcntl(fd.fd, F_DUPFD_CLOEXEC, kChildFdFloor);
-  if (lifted < 0) throw std::runtime_error(errno_text("fcntl(F_DUPFD_CLOEXEC)"));
-  return FdGuard(lifted);
-}
-
-struct Pipe {
-  FdGuard read, write;
-};
-
-Pipe make_pipe() {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(errno_text("pipe2"));
-  return Pipe{FdGuard(fds[0]), FdGuard(fds[1])};
-}
-
-FdGuard make_payload_file(const std::string& bytes) {
-  FdGuard fd(::memfd_create("mcp-shell-host-args", MFD_CLOEXEC | MFD_ALLOW_SEALING));
-  if (fd.fd < 0) throw std::runtime_error(errno_text("memfd_create"));
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd.fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw std::runtime_error(errno_text("write(memfd)"));
-    done += static_cast<std::size_t>(n);
-  }
-  ::lseek(fd.fd, 0, SEEK_SET);
-  ::fcntl(fd.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
-  return fd;
-}
-
 // Runs in the child between fork and exec: only async-signal-safe calls.
 struct ChildSetup : bp::extend::handler {
-  int devnull, out, err, payload, channel;
+  pid_t parent = -1;
+  int devnull = -1, out = -1, err = -1, payload = -1, channel = -1;
   std::optional<std::uint64_t> cpu_seconds, memory_bytes;
 
   template <class Executor>
   void on_exec_setup(Executor&) const {
+    // Its own process group: the host signals the tool and everything it starts at once.
     ::setpgid(0, 0);
+    // The kernel kills the child when the host dies. It may have died before the prctl.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
     // The host ignores SIGPIPE and Asio catches others; a tool must start with defaults.
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
-    for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP, SIGQUIT}) ::sigaction(sig, &dfl, nullptr);
+    for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP, SIGQUIT, SIGXCPU})
+      ::sigaction(sig, &dfl, nullptr);
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    // dup2 clears close-on-exec on the target: these five are all the child inherits.
     ::dup2(devnull, 0);
     ::dup2(out, 1);
     ::dup2(err, 2);
     if (payload >= 0) ::dup2(payload, 3);
     if (channel >= 0) ::dup2(channel, 4);
     if (cpu_seconds) {
+      // SIGXCPU at the soft limit, SIGKILL one second later if it is caught.
       rlimit r{static_cast<rlim_t>(*cpu_seconds), static_cast<rlim_t>(*cpu_seconds + 1)};
       ::setrlimit(RLIMIT_CPU, &r);
     }
@@ -124,12 +89,20 @@ struct ChildSetup : bp::extend::handler {
   }
 };
 
-bp::environment child_environment(const LaunchSpec& spec) {
+bp::environment child_environment(const LaunchSpec& spec, const std::string& cookie) {
   bp::environment env = boost::this_process::environment();
   env.erase("BASH_ENV");
   env.erase("ENV");
   for (const auto& [key, value] : spec.env) env[key] = value;
+  env[kRunCookie] = cookie;
   return env;
+}
+
+std::chrono::milliseconds cpu_time(const rusage& usage) {
+  auto ms = [](const timeval& t) {
+    return std::chrono::milliseconds(static_cast<long long>(t.tv_sec) * 1000 + t.tv_usec / 1000);
+  };
+  return ms(usage.ru_utime) + ms(usage.ru_stime);
 }
 
 }  // namespace
@@ -137,40 +110,50 @@ bp::environment child_environment(const LaunchSpec& spec) {
 struct ProcessRunner::Impl {
   struct Run {
     RunId id = 0;
-    pid_t pid = -1;
+    pid_t pid = -1;  // also the process group id
     Limits limits;
     RunCallbacks callbacks;
-    std::chrono::steady_clock::time_point started;
+    Clock::time_point started;
     Outcome outcome;
 
     std::optional<asio::posix::stream_descriptor> out, err, chan;
+    std::array<std::vector<char>, 3> buffers;  // read buffers of out, err, chan
     HeadCollector stdout_head;
     TailCollector stderr_tail;
     LineSplitter stderr_lines{4096};
     LineSplitter channel_lines{64 * 1024};
-    FdGuard payload;  // kept open until the run ends
+    std::uint64_t stderr_logged = 0, stderr_unlogged = 0;  // bytes passed to on_stderr_line or not
 
     std::optional<asio::steady_timer> deadline, grace, drain;
+    std::optional<Clock::time_point> kill_at;  // when SIGKILL is due, once terminating
     bool reaped = false;
     int wait_status = 0;
+    rusage usage{};
     std::optional<Ending> forced;  // why we are terminating it, if we are
     int pending_streams = 0;
     bool finished = false;
 
     explicit Run(const Limits& l)
         : limits(l), stdout_head(l.max_stdout), stderr_tail(l.max_stderr) {}
+    bool live() const { return !reaped && !finished; }
   };
+  using RunPtr = std::shared_ptr<Run>;
 
   asio::io_context& io;
   asio::signal_set sigchld;
-  std::map<RunId, std::shared_ptr<Run>> runs;
-  std::map<pid_t, RunId> by_pid;
+  std::map<RunId, RunPtr> runs;  // started and not yet finished
+  std::map<pid_t, RunId> by_pid;  // leaders not yet reaped
   RunId next_id = 1;
-  std::string bash_error;
+  asio::steady_timer late_sweep;
+  bool late_sweep_armed = false;
 
-  explicit Impl(asio::io_context& context) : io(context), sigchld(context, SIGCHLD) {
+  explicit Impl(asio::io_context& context)
+      : io(context), sigchld(context, SIGCHLD), late_sweep(context) {
+    become_child_subreaper();  // best effort: without it escapees are simply not found
     arm_reaper();
   }
+
+  // ---- the reaper ---------------------------------------------------------------------
 
   void arm_reaper() {
     sigchld.async_wait([this](const boost::system::error_code& ec, int) {
@@ -180,109 +163,177 @@ struct ProcessRunner::Impl {
     });
   }
 
-  // One pass over every child that has exited. The group is killed while the leader is
-  // still a zombie (WNOWAIT), so its id cannot have been reused by a newer process.
+  // One pass over every child that has exited: run leaders, escapees re-parented to us,
+  // launches that failed inside Boost.Process. A leader's group is killed while the
+  // leader is still a zombie (WNOWAIT), so the group id cannot have been reused yet.
   void reap_all() {
     for (;;) {
       siginfo_t info{};
       if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
-      pid_t pid = info.si_pid;
+      const pid_t pid = info.si_pid;
       auto known = by_pid.find(pid);
       if (known != by_pid.end()) ::killpg(pid, SIGKILL);
       int status = 0;
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      rusage usage{};
+      while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
       }
-      if (known == by_pid.end()) continue;  // e.g. a launch that failed inside Boost.Process
+      if (known == by_pid.end()) continue;
       RunId id = known->second;
       by_pid.erase(known);
-      auto it = runs.find(id);
-      if (it != runs.end()) on_leader_exit(it->second, status);
+      if (auto it = runs.find(id); it != runs.end()) on_leader_exit(it->second, status, usage);
     }
   }
 
-  void on_leader_exit(const std::shared_ptr<Run>& run, int status) {
+  void on_leader_exit(RunPtr run, int status, const rusage& usage) {
     run->reaped = true;
     run->wait_status = status;
+    run->usage = usage;
     if (run->deadline) run->deadline->cancel();
     if (run->grace) run->grace->cancel();
     if (run->pending_streams == 0) return finish(run);
+    // Its children are ours now; one that escaped the group may be holding a pipe.
+    sweep_escapees();
     run->drain.emplace(io, kDrainAfterExit);
-    run->drain->async_wait([this, run](const boost::system::error_code& ec) {
+    run->drain->async_wait([run](const boost::system::error_code& ec) {
       if (ec || run->finished) return;
       for (auto* s : {&run->out, &run->err, &run->chan})
         if (*s) (*s)->close();
     });
   }
 
-  void stream_closed(const std::shared_ptr<Run>& run) {
+  // ---- escapees -----------------------------------------------------------------------
+
+  // Kills every child of ours that is not a run leader, unless it still belongs to a live
+  // run (by process group, or by cookie for one that left its group).
+  void sweep_escapees() {
+    for (pid_t pid : own_children()) {
+      if (by_pid.count(pid)) continue;
+      const pid_t group = ::getpgid(pid);
+      bool owned = false;
+      for (const auto& [id, run] : runs)
+        if (run->live() && run->pid == group) owned = true;
+      if (owned) continue;
+      if (auto id = run_cookie_of(pid)) {
+        auto it = runs.find(*id);
+        if (it != runs.end() && it->second->live()) continue;
+      }
+      kill_escapee(pid);
+    }
+  }
+
+  void sweep_later() {
+    if (late_sweep_armed) return;
+    late_sweep_armed = true;
+    late_sweep.expires_after(kLateSweep);
+    late_sweep.async_wait([this](const boost::system::error_code& ec) {
+      late_sweep_armed = false;
+      if (!ec) sweep_escapees();
+    });
+  }
+
+  // ---- completion ---------------------------------------------------------------------
+
+  void stream_closed(RunPtr run) {
     if (--run->pending_streams == 0 && run->reaped) finish(run);
   }
 
-  void finish(const std::shared_ptr<Run>& run) {
+  void finish(RunPtr run) {
     if (run->finished) return;
     run->finished = true;
-    if (run->drain) run->drain->cancel();
-    if (run->deadline) run->deadline->cancel();
-    if (run->grace) run->grace->cancel();
+    for (auto* t : {&run->drain, &run->deadline, &run->grace})
+      if (*t) (*t)->cancel();
     for (auto* s : {&run->out, &run->err, &run->chan})
       if (*s) (*s)->close();
-    if (auto rest = run->stderr_lines.flush(); rest && run->callbacks.on_stderr_line)
-      run->callbacks.on_stderr_line(*rest);
+    if (auto rest = run->stderr_lines.flush()) log_stderr_line(*run, std::move(*rest));
+    if (run->stderr_unlogged && run->callbacks.on_stderr_line)
+      run->callbacks.on_stderr_line("(" + std::to_string(run->stderr_unlogged) +
+                                    " more bytes of stderr were not logged)");
 
     Outcome& o = run->outcome;
     const int st = run->wait_status;
     if (WIFSIGNALED(st)) o.signal = WTERMSIG(st);
+    if (WIFEXITED(st)) o.exit_code = WEXITSTATUS(st);
     if (run->forced) {
       o.ending = *run->forced;
-      if (WIFEXITED(st)) o.exit_code = WEXITSTATUS(st);
-    } else if (WIFEXITED(st)) {
-      o.ending = Ending::kExited;
-      o.exit_code = WEXITSTATUS(st);
     } else {
-      o.ending = Ending::kSignaled;
+      o.ending = WIFEXITED(st) ? Ending::kExited : Ending::kSignaled;
     }
-    o.cpu_limit_hit = run->limits.cpu_seconds && WIFSIGNALED(st) &&
-                      (o.signal == SIGXCPU || (o.signal == SIGKILL && !run->forced));
+    o.cpu_time = cpu_time(run->usage);
+    o.cpu_limit_hit = cpu_limit_hit(*run);
     o.stdout_head = run->stdout_head.take();
     o.stdout_total = run->stdout_head.total();
     o.stderr_tail = run->stderr_tail.take();
     o.stderr_total = run->stderr_tail.total();
-    o.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::steady_clock::now() - run->started);
+    o.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - run->started);
     runs.erase(run->id);
+    sweep_escapees();
+    sweep_later();
     auto done = std::move(run->callbacks.on_done);
+    run->callbacks = {};
     if (done) done(std::move(o));
   }
 
-  using Sink = void (*)(Impl&, const std::shared_ptr<Run>&, std::string_view);
+  // RLIMIT_CPU ends a process with SIGXCPU (SIGKILL at the hard limit); bash reports a
+  // child ended that way as status 128+SIGXCPU. The CPU time (the leader's and that of
+  // the children it waited for) must have reached the limit too, so that an unrelated
+  // SIGKILL or exit status is not mistaken for it.
+  static bool cpu_limit_hit(const Run& run) {
+    if (!run.limits.cpu_seconds || run.forced) return false;
+    const auto limit = std::chrono::seconds(*run.limits.cpu_seconds);
+    if (cpu_time(run.usage) + std::chrono::milliseconds(50) < limit) return false;
+    const int st = run.wait_status;
+    if (WIFSIGNALED(st)) return WTERMSIG(st) == SIGXCPU || WTERMSIG(st) == SIGKILL;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGXCPU;
+  }
 
-  void read_loop(const std::shared_ptr<Run>& run, asio::posix::stream_descriptor& stream,
+  // ---- streams ------------------------------------------------------------------------
+
+  using Sink = void (*)(Run&, std::string_view);
+
+  // One buffer per stream for the whole run, so that a tool printing gigabytes costs no
+  // allocation per read.
+  void read_loop(RunPtr run, asio::posix::stream_descriptor& stream, std::vector<char>& buffer,
                  Sink sink) {
-    auto buffer = std::make_shared<std::array<char, 65536>>();
-    stream.async_read_some(
-        asio::buffer(*buffer), [this, run, &stream, sink, buffer](
-                                   const boost::system::error_code& ec, std::size_t n) {
-          if (n > 0) sink(*this, run, std::string_view(buffer->data(), n));
-          if (ec || run->finished) return stream_closed(run);
-          read_loop(run, stream, sink);
-        });
+    if (buffer.empty()) buffer.resize(kReadChunk);
+    stream.async_read_some(asio::buffer(buffer), [this, run, &stream, &buffer, sink](
+                                                     const boost::system::error_code& ec,
+                                                     std::size_t n) {
+      if (run->finished) return stream_closed(run);
+      if (n > 0) sink(*run, std::string_view(buffer.data(), n));
+      if (ec) return stream_closed(run);
+      read_loop(run, stream, buffer, sink);
+    });
   }
 
-  static void sink_stdout(Impl&, const std::shared_ptr<Run>& run, std::string_view bytes) {
-    run->stdout_head.append(bytes);
+  static void sink_stdout(Run& run, std::string_view bytes) { run.stdout_head.append(bytes); }
+  static void sink_stderr(Run& run, std::string_view bytes) {
+    run.stderr_tail.append(bytes);
+    if (run.stderr_unlogged > 0) {  // over the log budget: count, do not even split lines
+      run.stderr_unlogged += bytes.size();
+      return;
+    }
+    run.stderr_lines.feed(bytes, [&](std::string line) { log_stderr_line(run, std::move(line)); });
   }
-  static void sink_stderr(Impl&, const std::shared_ptr<Run>& run, std::string_view bytes) {
-    run->stderr_tail.append(bytes);
-    run->stderr_lines.feed(bytes, [&](std::string line) {
-      if (run->callbacks.on_stderr_line) run->callbacks.on_stderr_line(std::move(line));
+  // The diagnostic log gets a run's stderr lines up to max_stderr bytes: a tool that
+  // floods stderr must not flood the host's log.
+  static void log_stderr_line(Run& run, std::string line) {
+    if (!run.callbacks.on_stderr_line) return;
+    if (run.stderr_logged + line.size() > std::max<std::size_t>(run.limits.max_stderr, 1024)) {
+      run.stderr_unlogged += line.size() + 1;
+      return;
+    }
+    run.stderr_logged += line.size() + 1;
+    run.callbacks.on_stderr_line(std::move(line));
+  }
+  static void sink_channel(Run& run, std::string_view bytes) {
+    run.channel_lines.feed(bytes, [&](std::string line) {
+      // A run being terminated reports nothing more: its caller has given up on it.
+      if (run.callbacks.on_channel_line && !run.forced)
+        run.callbacks.on_channel_line(std::move(line));
     });
   }
-  static void sink_channel(Impl&, const std::shared_ptr<Run>& run, std::string_view bytes) {
-    run->channel_lines.feed(bytes, [&](std::string line) {
-      if (run->callbacks.on_channel_line && !run->forced)
-        run->callbacks.on_channel_line(std::move(line));
-    });
-  }
+
+  // ---- starting and stopping ------------------------------------------------------------
 
   void fail_later(RunCallbacks callbacks, std::string why) {
     asio::post(io, [callbacks = std::move(callbacks), why = std::move(why)]() {
@@ -294,27 +345,34 @@ struct ProcessRunner::Impl {
   }
 
   RunId start(const LaunchSpec& spec, RunCallbacks callbacks) {
+    FdGuard given_fd3(spec.fd3);  // ours now, whatever happens below
     RunId id = next_id++;
     auto run = std::make_shared<Run>(spec.limits);
     run->id = id;
     run->callbacks = std::move(callbacks);
-    run->started = std::chrono::steady_clock::now();
+    run->started = Clock::now();
     try {
-      FdGuard devnull(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-      if (devnull.fd < 0) throw std::runtime_error(errno_text("open(/dev/null)"));
       Pipe out = make_pipe(), err = make_pipe();
       std::optional<Pipe> chan;
       if (spec.channel) chan = make_pipe();
-      FdGuard payload;
-      if (!spec.fd3_payload.empty()) payload = make_payload_file(spec.fd3_payload);
-
-      // Child-side ends are lifted above the 0..4 range they are dup2'ed onto.
-      FdGuard c_null = lift(std::move(devnull)), c_out = lift(std::move(out.write)),
-              c_err = lift(std::move(err.write));
-      FdGuard c_payload = payload.fd >= 0 ? lift(FdGuard(::dup(payload.fd))) : FdGuard();
-      FdGuard c_chan = chan ? lift(std::move(chan->write)) : FdGuard();
+      // The child's ends, lifted above the 0..4 range they are dup2'ed onto; all of them
+      // are closed here when start() returns, so only the child holds them.
+      FdGuard c_null = lift(open_dev_null().fd, kChildFdFloor);
+      FdGuard c_out = lift(out.write.fd, kChildFdFloor), c_err = lift(err.write.fd, kChildFdFloor);
+      out.write.reset();
+      err.write.reset();
+      FdGuard c_payload, c_chan;
+      if (given_fd3.fd >= 0) {
+        c_payload = lift(given_fd3.fd, kChildFdFloor);
+        given_fd3.reset();
+      }
+      if (chan) {
+        c_chan = lift(chan->write.fd, kChildFdFloor);
+        chan->write.reset();
+      }
 
       ChildSetup setup;
+      setup.parent = ::getpid();
       setup.devnull = c_null.fd;
       setup.out = c_out.fd;
       setup.err = c_err.fd;
@@ -325,8 +383,9 @@ struct ProcessRunner::Impl {
 
       std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
       std::error_code launch_error;
-      bp::child child(bp::exe = spec.argv.at(0), bp::args = args, child_environment(spec), setup,
-                      launch_error);
+      const std::string cookie = std::to_string(::getpid()) + "." + std::to_string(id);
+      bp::child child(bp::exe = spec.argv.at(0), bp::args = args,
+                      child_environment(spec, cookie), setup, launch_error);
       if (launch_error || !child.valid())
         throw std::runtime_error(spec.argv.at(0) + ": " + launch_error.message());
       run->pid = child.id();
@@ -334,7 +393,6 @@ struct ProcessRunner::Impl {
       // The child may already have exited; its SIGCHLD is pending for reap_all.
       by_pid[run->pid] = id;
 
-      run->payload = std::move(payload);
       run->out.emplace(io, out.read.release());
       run->err.emplace(io, err.read.release());
       run->pending_streams = 2;
@@ -347,9 +405,9 @@ struct ProcessRunner::Impl {
       return id;
     }
     runs[id] = run;
-    read_loop(run, *run->out, &Impl::sink_stdout);
-    read_loop(run, *run->err, &Impl::sink_stderr);
-    if (run->chan) read_loop(run, *run->chan, &Impl::sink_channel);
+    read_loop(run, *run->out, run->buffers[0], &Impl::sink_stdout);
+    read_loop(run, *run->err, run->buffers[1], &Impl::sink_stderr);
+    if (run->chan) read_loop(run, *run->chan, run->buffers[2], &Impl::sink_channel);
     if (spec.limits.timeout.count() > 0) {
       run->deadline.emplace(io, spec.limits.timeout);
       run->deadline->async_wait([this, run](const boost::system::error_code& ec) {
@@ -359,34 +417,73 @@ struct ProcessRunner::Impl {
     return id;
   }
 
-  void terminate(const std::shared_ptr<Run>& run, Ending why, std::chrono::milliseconds grace) {
-    if (run->finished || run->reaped) return;
+  void set_deadline(RunId id, std::chrono::milliseconds timeout) {
+    auto it = runs.find(id);
+    if (it == runs.end() || !it->second->live()) return;
+    auto run = it->second;
+    if (run->deadline) run->deadline->cancel();
+    run->deadline.reset();
+    run->limits.timeout = timeout;
+    if (timeout.count() <= 0) return;
+    run->deadline.emplace(io, timeout);
+    run->deadline->async_wait([this, run](const boost::system::error_code& ec) {
+      if (!ec) terminate(run, Ending::kTimedOut, run->limits.kill_grace);
+    });
+  }
+
+  // SIGTERM to the whole group now, SIGKILL when the grace is over. A second request
+  // may bring the SIGKILL forward, never push it back; the first reason is kept.
+  void terminate(const RunPtr& run, Ending why, std::chrono::milliseconds grace) {
+    if (!run->live()) return;
     if (!run->forced) run->forced = why;
-    ::killpg(run->pid, SIGTERM);
+    const auto kill_at = Clock::now() + grace;
+    if (run->kill_at && *run->kill_at <= kill_at) return;
+    if (!run->kill_at) ::killpg(run->pid, SIGTERM);
+    run->kill_at = kill_at;
     run->grace.emplace(io, grace);
     run->grace->async_wait([run](const boost::system::error_code& ec) {
+      // The leader is unreaped (a zombie at worst), so its group id is still ours.
       if (!ec && !run->reaped) ::killpg(run->pid, SIGKILL);
     });
+  }
+
+  // At destruction, after the event loop: nothing may outlive the host. Kills every
+  // group still running and every escapee, reaping as it goes, for a bounded time.
+  void kill_everything() {
+    for (auto& [id, run] : runs)
+      if (!run->reaped) ::killpg(run->pid, SIGKILL);
+    for (int round = 0; round < 100; ++round) {
+      auto children = own_children();
+      if (children.empty()) return;
+      for (pid_t pid : children) {
+        if (by_pid.count(pid)) ::killpg(pid, SIGKILL);
+        kill_escapee(pid);
+        ::waitpid(pid, nullptr, WNOHANG);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
   }
 };
 
 ProcessRunner::ProcessRunner(asio::io_context& io) : impl_(std::make_unique<Impl>(io)) {}
-ProcessRunner::~ProcessRunner() {
-  for (auto& [id, run] : impl_->runs)
-    if (!run->reaped) ::killpg(run->pid, SIGKILL);
-}
+ProcessRunner::~ProcessRunner() { impl_->kill_everything(); }
 
 RunId ProcessRunner::start(const LaunchSpec& spec, RunCallbacks callbacks) {
   return impl_->start(spec, std::move(callbacks));
 }
 
+void ProcessRunner::set_deadline(RunId id, std::chrono::milliseconds timeout) {
+  impl_->set_deadline(id, timeout);
+}
+
 void ProcessRunner::cancel(RunId id) {
   auto it = impl_->runs.find(id);
-  if (it != impl_->runs.end()) impl_->terminate(it->second, Ending::kCancelled, it->second->limits.kill_grace);
+  if (it != impl_->runs.end())
+    impl_->terminate(it->second, Ending::kCancelled, it->second->limits.kill_grace);
 }
 
 void ProcessRunner::terminate_all(std::chrono::milliseconds grace) {
-  auto runs = impl_->runs;  // terminate() does not erase, but be safe against callbacks
+  auto runs = impl_->runs;  // a copy: terminate() must not be disturbed by callbacks
   for (auto& [id, run] : runs) impl_->terminate(run, Ending::kShutdown, grace);
 }
 

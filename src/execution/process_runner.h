@@ -9,10 +9,16 @@
 //    drain period passed after the group was killed: an escaped grandchild holding a pipe
 //    cannot hang it). Then on_done is called exactly once, on the io_context's thread.
 //  - When the leader exits, whatever is left in its group is killed (SIGKILL).
+//  - The host is a child subreaper and every run's environment carries a cookie
+//    (escapees.h): a descendant that left the group with setsid()/setpgid() is killed
+//    once it is re-parented to us and its run has ended.
+//  - The child gets PR_SET_PDEATHSIG(SIGKILL): if the host dies, the leader dies too.
+//    Its descendants do not (see adr/0004-process-model.md).
 //  - Deadline, cancel() and terminate_all() send SIGTERM to the group, then SIGKILL
 //    after limits.kill_grace.
 //  - Exactly one reaper: the runner reaps every child of this process (SIGCHLD on an
 //    asio::signal_set). Nothing else in the program may wait() for children.
+//  - The destructor kills every group still running and every escapee, and reaps them.
 //  - Single-threaded: call everything from the io_context's thread.
 #include <chrono>
 #include <cstdint>
@@ -41,6 +47,7 @@ class ProcessRunner final : public Runner {
 
   // Terminates a run (SIGTERM, then SIGKILL). Unknown or finished ids are ignored.
   void cancel(RunId id) override;
+  void set_deadline(RunId id, std::chrono::milliseconds timeout) override;
 
   // Terminates every run with Ending::kShutdown; grace may be shorter than the runs' own.
   void terminate_all(std::chrono::milliseconds grace) override;

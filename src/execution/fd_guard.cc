@@ -1,0 +1,58 @@
+#include "execution/fd_guard.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace mcpsh::execution {
+
+namespace {
+std::runtime_error failure(const char* what) {
+  return std::runtime_error(std::string(what) + ": " + std::strerror(errno));
+}
+}  // namespace
+
+void FdGuard::reset() {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+Pipe make_pipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw failure("pipe2");
+  return Pipe{FdGuard(fds[0]), FdGuard(fds[1])};
+}
+
+FdGuard open_dev_null() {
+  FdGuard fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (fd.fd < 0) throw failure("open(/dev/null)");
+  return fd;
+}
+
+FdGuard make_payload_file(const std::string& bytes) {
+  FdGuard fd(::memfd_create("mcp-shell-host-args", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  if (fd.fd < 0) throw failure("memfd_create");
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd.fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw failure("write(memfd)");
+    done += static_cast<std::size_t>(n);
+  }
+  if (::lseek(fd.fd, 0, SEEK_SET) != 0) throw failure("lseek(memfd)");
+  // Sealed: the child can read the arguments but not change what a sibling would see.
+  ::fcntl(fd.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+  return fd;
+}
+
+FdGuard lift(int fd, int floor) {
+  FdGuard lifted(::fcntl(fd, F_DUPFD_CLOEXEC, floor));
+  if (lifted.fd < 0) throw failure("fcntl(F_DUPFD_CLOEXEC)");
+  return lifted;
+}
+
+}  // namespace mcpsh::execution
