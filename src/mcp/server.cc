@@ -111,6 +111,7 @@ struct Server::Impl {
   // The legacy era: set by initialize for the rest of this stdio process.
   std::optional<std::string> legacy_version;
   std::optional<LogLevel> legacy_log_level;  // logging/setLevel
+  std::string legacy_client_name;             // clientInfo.name of initialize, for the audit
   std::string legacy_list_result;
 
   Impl(asio::io_context& io_, const discovery::Catalog& catalog, execution::Runner& runner_,
@@ -247,7 +248,26 @@ struct Server::Impl {
   // ---- methods ---------------------------------------------------------------------------
 
   void handle_discover(Request& r) { reply_raw(r, discover_result); }
-  void handle_tools_list(Request& r) { reply_raw(r, r.meta.legacy ? legacy_list_result : list_result); }
+  void handle_tools_list(Request& r) {
+    reply_raw(r, r.meta.legacy ? legacy_list_result : list_result);
+    warm_once();
+  }
+
+  // Ready processes are started at the first tools/list or tools/call, not at start-up:
+  // start-up stays as fast as it can be (clients such as the TypeScript SDK start a
+  // server just to probe it), and a client that lists tools gets them warm for its calls.
+  bool warm_wanted = false, warmed = false;
+  void warm_once() {
+    if (!warm_wanted || warmed) return;
+    warmed = true;
+    std::vector<std::string> scripts;
+    for (std::size_t i = 0; i < registry.size(); ++i) {
+      const auto& entry = registry.at(i).entry;
+      if (entry.implemented && std::find(scripts.begin(), scripts.end(), entry.script) == scripts.end())
+        scripts.push_back(entry.script);
+    }
+    executor.warm(scripts);
+  }
 
   // ---- the legacy era ----------------------------------------------------------------
 
@@ -263,6 +283,7 @@ struct Server::Impl {
     meta.legacy = true;
     meta.protocol_version = *legacy_version;
     meta.log_level = legacy_log_level;
+    meta.client_name = legacy_client_name;
     if (params) {
       auto m = params->FindMember("_meta");
       if (m != params->MemberEnd() && m->value.IsObject()) {
@@ -289,6 +310,7 @@ struct Server::Impl {
     }
     r.meta.protocol_version = chosen;
     legacy_version = chosen;
+    legacy_client_name = r.meta.client_name;
     legacy_list_result = ServerProfileView::legacy_list_result_json(registry.tools_json_for(chosen));
     log.info("initialize: client asked for " + asked + ", serving legacy revision " + chosen);
     AuditRecord a = audit_for(r);
@@ -364,6 +386,7 @@ struct Server::Impl {
     calls[call->request.id] = call;
     queue.push_back(call);
     pump();
+    warm_once();
   }
 
   // ---- calls -------------------------------------------------------------------------
@@ -516,12 +539,6 @@ struct Server::Impl {
     if (calls.empty() && on_idle) on_idle();
   }
 
-  std::vector<discovery::ToolEntry> catalog_tools() const {
-    std::vector<discovery::ToolEntry> tools;
-    for (std::size_t i = 0; i < registry.size(); ++i) tools.push_back(registry.at(i).entry);
-    return tools;
-  }
-
   void stop_all(std::chrono::milliseconds grace) {
     executor.retire_warm();
     for (auto& [id, call] : calls) call->cancelled = true;
@@ -552,13 +569,7 @@ void Server::set_on_idle(std::function<void()> on_idle) { impl_->on_idle = std::
 void Server::stop_all(std::chrono::milliseconds grace) { impl_->stop_all(grace); }
 void Server::input_closed() { impl_->executor.retire_warm(); }
 
-void Server::start_warm() {
-  std::vector<std::string> scripts;
-  for (const auto& tool : impl_->catalog_tools())
-    if (tool.implemented && std::find(scripts.begin(), scripts.end(), tool.script) == scripts.end())
-      scripts.push_back(tool.script);
-  impl_->executor.warm(scripts);
-}
+void Server::start_warm() { impl_->warm_wanted = true; }
 const std::vector<discovery::Problem>& Server::problems() const { return impl_->problems; }
 
 }  // namespace mcpsh::mcp

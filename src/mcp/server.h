@@ -74,7 +74,8 @@ class Server {
   void set_on_idle(std::function<void()> on_idle);
   // Drops queued calls and terminates running ones; nothing more is sent for them.
   void stop_all(std::chrono::milliseconds grace);
-  // Starts the ready bash processes (serve only; list/call/check run one request).
+  // Enables ready bash processes (serve only; list/call/check run one request). They
+  // start at the first tools/list or tools/call.
   void start_warm();
   // No more requests will come (stdin closed): the ready processes are let go.
   void input_closed();
