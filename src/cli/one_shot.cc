@@ -58,6 +58,11 @@ int list(const Options& options) {
 
 int call(const Options& options) {
   std::string args = options.args_json.empty() ? "{}" : options.args_json;
+  // Parsing recurses per level: a deep value would overflow the stack (jsonrpc::kMaxNesting).
+  if (jsonrpc::nesting_depth(args) > jsonrpc::kMaxNesting) {
+    std::cerr << "mcp-shell-host: --args is nested deeper than " << jsonrpc::kMaxNesting << " levels\n";
+    return 2;
+  }
   rapidjson::Document parsed;
   parsed.Parse(args.c_str());
   if (parsed.HasParseError() || !parsed.IsObject()) {

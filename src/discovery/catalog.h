@@ -17,7 +17,7 @@ struct ToolEntry {
   // False when a tools file advertises the tool but no script defines tool_<name>: it is
   // listed (the file is the list) but calling it is an invalid-params error.
   bool implemented = true;
-  std::optional<std::chrono::milliseconds> timeout;  // @timeout / tools-file "timeoutMs"
+  std::optional<std::chrono::milliseconds> timeout;  // from the comment tag @timeout
 };
 
 // Server-level metadata from an old-core config file (a server/discover body).

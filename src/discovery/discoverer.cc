@@ -37,11 +37,15 @@ std::vector<std::string> expand_paths(const std::vector<std::string>& paths,
       problems.push_back({Severity::kError, given, "no such script or directory"});
     }
   }
-  // The same script named twice (directly and through its directory) is one script.
+  // The same script named twice (directly, through its directory, or through a symlink) is
+  // one script. The first path given is kept: the script sees it in BASH_SOURCE.
   std::vector<std::string> unique;
   std::set<std::string> seen;
-  for (auto& s : scripts)
-    if (seen.insert(s).second) unique.push_back(s);
+  for (auto& s : scripts) {
+    std::error_code ec;
+    fs::path real = fs::canonical(s, ec);
+    if (seen.insert(ec ? s : real.string()).second) unique.push_back(s);
+  }
   return unique;
 }
 

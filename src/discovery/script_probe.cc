@@ -5,21 +5,24 @@
 namespace mcpsh::discovery {
 
 namespace {
-// fd 9 carries the report; stdout and stderr of the script both go to stderr.
+// stdout carries the report. The script's own output goes to stderr through a redirection
+// of the `source` command alone, which bash undoes afterwards: whatever descriptors the
+// script takes at top level (`exec 9>lock`, `exec >/dev/null`), the report still reaches
+// our stdout and never lands in the script's files.
 constexpr const char* kProbe = R"BASH(__mcp_script=$1
 set --
-exec 9>&1 >&2 </dev/null
-if ! "$BASH" -n "$__mcp_script"; then printf 'syntax\n' >&9; exit 0; fi
-source "$__mcp_script"
-printf 'status %s\n' "$?" >&9
+exec </dev/null
+if ! "$BASH" -n "$__mcp_script" >&2; then printf 'syntax\n'; exit 0; fi
+{ source "$__mcp_script"; } >&2
+printf 'status %s\n' "$?"
 shopt -s extdebug
 for __mcp_f in $(compgen -A function tool_); do
-  printf 'fn ' >&9
-  declare -F "$__mcp_f" >&9
+  printf 'fn '
+  declare -F "$__mcp_f"
 done
-printf 'var MCP_TOOLS_LIST_FILE %s\n' "${MCP_TOOLS_LIST_FILE-}" >&9
-printf 'var MCP_CONFIG_FILE %s\n' "${MCP_CONFIG_FILE-}" >&9
-printf 'end\n' >&9
+printf 'var MCP_TOOLS_LIST_FILE %s\n' "${MCP_TOOLS_LIST_FILE-}"
+printf 'var MCP_CONFIG_FILE %s\n' "${MCP_CONFIG_FILE-}"
+printf 'end\n'
 )BASH";
 }  // namespace
 

@@ -20,7 +20,9 @@ mcp_log() {
   printf 'log\t%s\t%s\n' "${1:-info}" "${m//[$'\t\n']/ }" >&4 2>/dev/null
   return 0
 }
-source "$__mcp_script" </dev/null >&2
+# 3<&- 4>&-: bash restores fds 3 and 4 after sourcing, so a script that takes them at top
+# level (`exec 3>&1`) cannot steal the call or the channel.
+source "$__mcp_script" </dev/null >&2 3<&- 4>&-
 IFS= read -r __mcp_tool <&3 || exit 0
 IFS= read -r __mcp_args <&3 || exit 0
 exec 3<&-

@@ -4,6 +4,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "jsonrpc/error_codes.h"
@@ -16,6 +17,28 @@ std::optional<RequestId> to_request_id(const rapidjson::Value& id) {
   rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
   id.Accept(writer);
   return RequestId{std::string(buffer.GetString(), buffer.GetSize())};
+}
+
+std::size_t nesting_depth(std::string_view text) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
 }
 
 namespace {
@@ -41,7 +64,9 @@ Message ignored(std::string why) {
 Message parse_message(std::string_view line) {
   auto doc = std::make_shared<rapidjson::Document>();
   // Numbers are kept exact; invalid UTF-8 is a parse error (it could not be echoed as JSON).
-  doc->Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseValidateEncodingFlag>(line.data(), line.size());
+  // Iterative: parsing never recurses, whatever the nesting (see kMaxNesting).
+  doc->Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseValidateEncodingFlag |
+             rapidjson::kParseIterativeFlag>(line.data(), line.size());
   if (doc->HasParseError()) {
     return error(std::nullopt, kParseError,
                  std::string("Parse error: ") + rapidjson::GetParseError_En(doc->GetParseError()) +
@@ -74,6 +99,12 @@ Message parse_message(std::string_view line) {
     if (v == doc->MemberEnd() || !v->value.IsString() || std::string_view(v->value.GetString()) != "2.0")
       return ignored("notification without \"jsonrpc\": \"2.0\"");
     if (!method_it->value.IsString()) return ignored("notification whose method is not a string");
+  }
+  if (nesting_depth(line) > kMaxNesting) {
+    if (!has_id && has_method) return ignored("notification nested too deeply");
+    return error(
+        id, kInvalidRequest,
+        "Invalid Request: JSON nested deeper than " + std::to_string(kMaxNesting) + " levels");
   }
 
   auto version = doc->FindMember("jsonrpc");

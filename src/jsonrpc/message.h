@@ -10,6 +10,8 @@
 //  - no id and a method                    -> kNotification (never answered, even if
 //    its envelope is bad: kIgnored then)
 //  - a response (result/error, no method)  -> kIgnored: the host sends no requests
+//  - nested deeper than 256 arrays/objects -> kError -32600 with the id, if valid (the
+//    DOM and its users recurse per level; a deep line must not overflow the stack)
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -45,5 +47,11 @@ Message parse_message(std::string_view line);
 
 // Converts a JSON id value (string or integer) to a RequestId; nullopt if invalid.
 std::optional<RequestId> to_request_id(const rapidjson::Value& id);
+
+// JSON nested deeper than this is refused: RapidJSON's DOM users (Writer, the schema
+// validator) recurse once per level, so a deep value would overflow the stack.
+inline constexpr std::size_t kMaxNesting = 256;
+// Deepest nesting of arrays and objects in JSON text (brackets inside strings skipped).
+std::size_t nesting_depth(std::string_view json);
 
 }  // namespace mcpsh::jsonrpc

@@ -68,6 +68,11 @@ ShapedResult shape_tool_result(const std::string& tool, const execution::Outcome
       if (o.exit_code != 0) {
         why = name + " failed with exit status " + std::to_string(o.exit_code);
         outcome = "exit";
+        if (o.cpu_limit_hit && limits.cpu_seconds) {  // a child of the tool hit RLIMIT_CPU
+          why += ": a process it started used up its CPU time limit of " +
+                 std::to_string(*limits.cpu_seconds) + " s";
+          outcome = "cpu_limit";
+        }
       }
       break;
     case Ending::kSignaled:
@@ -103,7 +108,7 @@ ShapedResult shape_tool_result(const std::string& tool, const execution::Outcome
   if (!why.empty()) {
     r.is_error = true;
     std::string text;
-    if (o.ending == Ending::kExited && !out.empty()) {
+    if (o.ending == Ending::kExited && !out.empty() && !o.cpu_limit_hit) {
       text = out;  // the tool explained itself: exactly what it echoed
     } else {
       text = why;
