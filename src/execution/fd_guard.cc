@@ -1,10 +1,12 @@
 #include "execution/fd_guard.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -53,6 +55,20 @@ FdGuard lift(int fd, int floor) {
   FdGuard lifted(::fcntl(fd, F_DUPFD_CLOEXEC, floor));
   if (lifted.fd < 0) throw failure("fcntl(F_DUPFD_CLOEXEC)");
   return lifted;
+}
+
+void mark_all_close_on_exec(int from) {
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (!dir) return;
+  const int own = ::dirfd(dir);
+  while (auto* e = ::readdir(dir)) {
+    char* end = nullptr;
+    long fd = std::strtol(e->d_name, &end, 10);
+    if (*end != '\0' || end == e->d_name || fd < from || fd == own) continue;
+    int flags = ::fcntl(static_cast<int>(fd), F_GETFD);
+    if (flags >= 0) ::fcntl(static_cast<int>(fd), F_SETFD, flags | FD_CLOEXEC);
+  }
+  ::closedir(dir);
 }
 
 }  // namespace mcpsh::execution

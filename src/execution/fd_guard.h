@@ -39,4 +39,8 @@ FdGuard make_payload_file(const std::string& bytes);    // sealed memfd, offset 
 // can never overwrite another of the child's descriptors).
 FdGuard lift(int fd, int floor);
 
+// Sets close-on-exec on every open descriptor >= from: those the host inherited from its
+// own parent (clients are not always careful) must not reach the tools.
+void mark_all_close_on_exec(int from);
+
 }  // namespace mcpsh::execution

@@ -1,5 +1,6 @@
 #include "execution/process_runner.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -77,6 +78,11 @@ struct ChildSetup : bp::extend::handler {
     ::dup2(err, 2);
     if (payload >= 0) ::dup2(payload, 3);
     if (channel >= 0) ::dup2(channel, 4);
+    // Anything else open in the host without close-on-exec (descriptors our own client
+    // leaked into us, a library's) must not reach the tool either.
+    if (payload < 0) ::fcntl(3, F_SETFD, FD_CLOEXEC);
+    if (channel < 0) ::fcntl(4, F_SETFD, FD_CLOEXEC);
+    ::close_range(5, ~0U, CLOSE_RANGE_CLOEXEC);
     if (cpu_seconds) {
       // SIGXCPU at the soft limit, SIGKILL one second later if it is caught.
       rlimit r{static_cast<rlim_t>(*cpu_seconds), static_cast<rlim_t>(*cpu_seconds + 1)};
@@ -150,6 +156,7 @@ struct ProcessRunner::Impl {
   explicit Impl(asio::io_context& context)
       : io(context), sigchld(context, SIGCHLD), late_sweep(context) {
     become_child_subreaper();  // best effort: without it escapees are simply not found
+    mark_all_close_on_exec(3);  // also done in each child (close_range), where supported
     arm_reaper();
   }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <ctime>
 #include <stdexcept>
+#include <utility>
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -69,6 +70,13 @@ std::string AuditLog::to_json_line(const AuditRecord& r) {
   if (r.signal) {
     w.Key("signal");
     w.Int(*r.signal);
+  }
+  for (auto [key, set] : {std::pair<const char*, bool>{"timedOut", r.timed_out},
+                          {"cancelled", r.cancelled},
+                          {"truncated", r.truncated}}) {
+    if (!set) continue;
+    w.Key(key);
+    w.Bool(true);
   }
   if (!r.argument_names.empty()) {
     w.Key("argumentNames");

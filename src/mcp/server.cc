@@ -492,6 +492,7 @@ struct Server::Impl {
       AuditRecord a = audit_for(call->request);
       a.tool = call->tool->entry.name;
       a.outcome = "cancelled";
+      a.cancelled = true;
       a.argument_names = call->argument_names;
       finish_audit(a, call->request.received);
     }
@@ -509,6 +510,8 @@ struct Server::Impl {
       if (outcome->ending == execution::Ending::kExited) a.exit_status = outcome->exit_code;
       if (outcome->signal) a.signal = outcome->signal;
       a.stdout_bytes = outcome->stdout_total;
+      a.timed_out = outcome->ending == execution::Ending::kTimedOut;
+      a.truncated = outcome->stdout_truncated();
     }
     // Legacy revisions define structuredContent, if at all, as an object only.
     auto structured = shaped.result.FindMember("structuredContent");
@@ -535,6 +538,8 @@ struct Server::Impl {
     AuditRecord a = audit_for(call->request);
     a.tool = call->tool->entry.name;
     a.outcome = "cancelled";
+    a.cancelled = true;
+    a.argument_names = call->argument_names;
     finish_audit(a, call->request.received);
     if (calls.empty() && on_idle) on_idle();
   }
@@ -542,7 +547,15 @@ struct Server::Impl {
   void stop_all(std::chrono::milliseconds grace) {
     executor.retire_warm();
     for (auto& [id, call] : calls) call->cancelled = true;
-    for (auto& call : queue) calls.erase(call->request.id);  // never started: nothing to wait for
+    for (auto& call : queue) {  // never started: nothing to wait for
+      calls.erase(call->request.id);
+      AuditRecord a = audit_for(call->request);
+      a.tool = call->tool->entry.name;
+      a.outcome = "shutdown";
+      a.cancelled = true;
+      a.argument_names = call->argument_names;
+      finish_audit(a, call->request.received);
+    }
     queue.clear();
     runner.terminate_all(grace);
     if (calls.empty() && on_idle) on_idle();

@@ -50,6 +50,9 @@ struct AuditRecord {
   std::string outcome;           // ok, exit, signal, timeout, cancelled, ...
   std::optional<int> exit_status;
   std::optional<int> signal;
+  bool timed_out = false;  // each also in `outcome`, but separate for queries
+  bool cancelled = false;
+  bool truncated = false;  // stdout exceeded --max-output
   std::vector<std::string> argument_names;
   std::uint64_t stdout_bytes = 0;
   std::uint64_t bytes_out = 0;

@@ -1,0 +1,248 @@
+#pragma once
+// Helpers for the execution end-to-end tests (concurrency, cancellation, timeouts, output
+// bounds, process hygiene, lifecycle, progress, limits, audit, soak): reading a transcript
+// until a given response or progress report arrives, and looking at processes in /proc.
+//
+// Processes a test must find again carry a unique tag in their command line (the fixture
+// runs `exec -a TAG sleep 1000`); TagCleanup kills whatever still carries it when the test
+// ends, pass or fail, so a failing test does not leave sleepers on the machine.
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "host_process.h"
+
+namespace mcpsh::testing::exec {
+
+inline std::string tools_script() { return fixture("exec_tools.sh"); }
+
+// "mcpsh-exec-<what>-<test pid>-<n>": unique across tests running in parallel.
+inline std::string unique_tag(const std::string& what) {
+  static std::atomic<int> counter{0};
+  return "mcpsh-exec-" + what + "-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+}
+
+struct TagCleanup {
+  std::string tag;
+  explicit TagCleanup(std::string t) : tag(std::move(t)) {}
+  ~TagCleanup() {
+    for (pid_t pid : processes_matching(tag)) ::kill(pid, SIGKILL);
+  }
+};
+
+// A temporary directory, removed with its contents at the end of the test.
+struct ScratchDir {
+  std::string path;
+  ScratchDir() {
+    char templ[] = "/tmp/mcpsh-exec-XXXXXX";
+    path = ::mkdtemp(templ);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string operator/(const std::string& name) const { return path + "/" + name; }
+};
+
+inline std::string quoted(const std::string& s) { return "\"" + s + "\""; }
+
+inline std::string compact(const rapidjson::Value& v) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  v.Accept(writer);
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+// The id of a response as compact JSON ("" for a notification or no id).
+inline std::string id_of(const rapidjson::Document& d) {
+  if (!d.IsObject() || !d.HasMember("id")) return "";
+  return compact(d["id"]);
+}
+
+inline std::string method_of(const rapidjson::Document& d) {
+  if (!d.IsObject() || !d.HasMember("method") || !d["method"].IsString()) return "";
+  return d["method"].GetString();
+}
+
+inline std::string progress_meta(const std::string& token_json) {
+  return R"("progressToken":)" + token_json;
+}
+
+inline std::string cancel_line(const std::string& id_json) {
+  return R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":)" + id_json +
+         R"(,"reason":"test"}})";
+}
+
+// Reads lines until the response with this id (returned parsed). Every other line read
+// on the way is appended to `others` when given.
+inline std::optional<rapidjson::Document> await_response(HostProcess& host, const std::string& id_json,
+                                                         std::vector<std::string>* others = nullptr,
+                                                         std::chrono::milliseconds timeout = 20s) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return std::nullopt;
+    auto line = host.read_line(left);
+    if (!line) return std::nullopt;
+    auto d = parse(*line);
+    if (d.IsObject() && !d.HasMember("method") && id_of(d) == id_json) return d;
+    if (others) others->push_back(*line);
+  }
+}
+
+// Reads lines until every id in `ids` has its response (in any order); returns them by id.
+// Ids that got none are missing from the map.
+// `already`: lines read before (e.g. while waiting for progress) that may hold some.
+inline std::map<std::string, rapidjson::Document> await_responses(
+    HostProcess& host, const std::set<std::string>& ids, std::chrono::milliseconds timeout = 20s,
+    const std::vector<std::string>& already = {}) {
+  std::map<std::string, rapidjson::Document> got;
+  for (const auto& line : already) {
+    auto d = parse(line);
+    if (d.IsObject() && !d.HasMember("method") && ids.count(id_of(d))) got[id_of(d)] = std::move(d);
+  }
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (got.size() < ids.size()) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    auto line = host.read_line(left);
+    if (!line) break;
+    auto d = parse(*line);
+    if (d.IsObject() && !d.HasMember("method") && ids.count(id_of(d))) got[id_of(d)] = std::move(d);
+  }
+  return got;
+}
+
+// Reads lines until a notifications/progress whose message starts with `prefix`; returns
+// that message. Other lines are appended to `others` when given.
+inline std::optional<std::string> await_progress(HostProcess& host, const std::string& prefix,
+                                                 std::vector<std::string>* others = nullptr,
+                                                 std::chrono::milliseconds timeout = 20s) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return std::nullopt;
+    auto line = host.read_line(left);
+    if (!line) return std::nullopt;
+    auto d = parse(*line);
+    if (method_of(d) == "notifications/progress" && d["params"].HasMember("message")) {
+      std::string message = d["params"]["message"].GetString();
+      if (message.rfind(prefix, 0) == 0) return message;
+    }
+    if (others) others->push_back(*line);
+  }
+}
+
+// Every line until the host closes its stdout (it exited), up to the timeout.
+inline std::vector<std::string> lines_until_eof(HostProcess& host, std::chrono::milliseconds timeout = 20s) {
+  std::vector<std::string> lines;
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    auto line = host.read_line(left);
+    if (!line) break;
+    lines.push_back(std::move(*line));
+  }
+  return lines;
+}
+
+// "ready <leader pid> <grandchild pid>" as reported by the fixture's sleepers.
+struct ReadyPids {
+  pid_t leader = -1, grandchild = -1;
+};
+inline ReadyPids ready_pids(const std::string& message) {
+  ReadyPids p;
+  std::istringstream in(message);
+  std::string word;
+  in >> word >> p.leader >> p.grandchild;
+  return p;
+}
+
+// A process that exists and is not a zombie.
+inline bool alive(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z' &&
+         stat[paren + 2] != 'X';
+}
+
+// Polls /proc until pid is gone (or a zombie), up to the timeout.
+inline bool wait_gone(pid_t pid, std::chrono::milliseconds timeout = 10s) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (alive(pid)) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(10ms);
+  }
+  return true;
+}
+
+inline bool wait_file(const std::string& path, std::chrono::milliseconds timeout = 10s) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  struct stat st {};
+  while (::stat(path.c_str(), &st) != 0) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(10ms);
+  }
+  return true;
+}
+
+inline bool file_exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// A "Name:   123 kB" field of /proc/<pid>/status, in KiB (-1 if absent).
+inline long status_kib(pid_t pid, const std::string& field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(field + ":", 0) == 0) return std::strtol(line.c_str() + field.size() + 1, nullptr, 10);
+  return -1;
+}
+
+// The host's descriptor count once it has settled back to `expected` (or what it is at
+// the end of the timeout): closing pipes follows the response by a moment.
+inline int settled_fd_count(pid_t pid, int expected, std::chrono::milliseconds timeout = 5s) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  int n = open_fd_count(pid);
+  while (n != expected && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+    n = open_fd_count(pid);
+  }
+  return n;
+}
+
+// The host's descriptor count once it has stopped changing for a moment (processes
+// started ahead of calls are refilled just after a response, each with its pipes).
+inline int stable_fd_count(pid_t pid, std::chrono::milliseconds timeout = 5s) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  int n = open_fd_count(pid), same = 0;
+  while (same < 5 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(50ms);
+    int now = open_fd_count(pid);
+    same = now == n ? same + 1 : 0;
+    n = now;
+  }
+  return n;
+}
+
+}  // namespace mcpsh::testing::exec
