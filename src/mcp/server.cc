@@ -489,15 +489,20 @@ struct Server::Impl {
                                               call->tool->output ? &*call->tool->output : nullptr);
       send_call_result(*call, shaped, &outcome);
     } else {
-      AuditRecord a = audit_for(call->request);
-      a.tool = call->tool->entry.name;
-      a.outcome = "cancelled";
-      a.cancelled = true;
-      a.argument_names = call->argument_names;
-      finish_audit(a, call->request.received);
+      audit_unanswered(*call, "cancelled");
     }
     pump();
     if (calls.empty() && on_idle) on_idle();
+  }
+
+  // The audit line of a call that gets no response (cancelled, or dropped at shutdown).
+  void audit_unanswered(const Call& call, const char* outcome) {
+    AuditRecord a = audit_for(call.request);
+    a.tool = call.tool->entry.name;
+    a.outcome = outcome;
+    a.cancelled = true;
+    a.argument_names = call.argument_names;
+    finish_audit(a, call.request.received);
   }
 
   void send_call_result(Call& call, ShapedResult& shaped, const execution::Outcome* outcome) {
@@ -535,12 +540,7 @@ struct Server::Impl {
     }
     calls.erase(it);
     std::erase(queue, call);
-    AuditRecord a = audit_for(call->request);
-    a.tool = call->tool->entry.name;
-    a.outcome = "cancelled";
-    a.cancelled = true;
-    a.argument_names = call->argument_names;
-    finish_audit(a, call->request.received);
+    audit_unanswered(*call, "cancelled");
     if (calls.empty() && on_idle) on_idle();
   }
 
@@ -549,12 +549,7 @@ struct Server::Impl {
     for (auto& [id, call] : calls) call->cancelled = true;
     for (auto& call : queue) {  // never started: nothing to wait for
       calls.erase(call->request.id);
-      AuditRecord a = audit_for(call->request);
-      a.tool = call->tool->entry.name;
-      a.outcome = "shutdown";
-      a.cancelled = true;
-      a.argument_names = call->argument_names;
-      finish_audit(a, call->request.received);
+      audit_unanswered(*call, "shutdown");
     }
     queue.clear();
     runner.terminate_all(grace);
