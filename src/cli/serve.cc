@@ -72,12 +72,13 @@ int serve(const Options& options) {
 
   transport::LineWriter writer(STDOUT_FILENO, post, [&] { shut_down("the client closed stdout"); });
 
-  auto error = prepare(host, options, *log, [&writer](std::string line) { writer.write(std::move(line)); },
-                       audit ? mcp::Server::Audit([&](const mcp::AuditRecord& r) { audit->write(r); })
-                             : mcp::Server::Audit());
+  auto error = prepare(
+      host, options, *log, [&writer](std::string line) { writer.write(std::move(line)); },
+      audit ? mcp::Server::Audit([&](const mcp::AuditRecord& r) { audit->write(r); })
+            : mcp::Server::Audit());
   for (const auto& p : all_problems(host))
     log->write(p.severity == discovery::Problem::Severity::kError ? diagnostics::Level::kError
-                                                                    : diagnostics::Level::kWarning,
+                                                                  : diagnostics::Level::kWarning,
                p.where + ": " + p.what);
   if (error) {
     log->error("cannot start: " + *error);
@@ -105,19 +106,19 @@ int serve(const Options& options) {
 
   transport::LineReader reader(
       STDIN_FILENO, options.max_line, post,
-      transport::LineEvents{
-          [&](std::string line) {
-            if (!stopping && !input_done) host.server->on_line(line);
-          },
-          [&](std::size_t size) {
-            if (!stopping && !input_done) host.server->on_oversized_line(size);
-          },
-          [&] {
-            input_done = true;
-            host.server->input_closed();
-            log->info("stdin closed; finishing " + std::to_string(host.server->in_flight()) + " call(s)");
-            maybe_exit();
-          }});
+      transport::LineEvents{[&](std::string line) {
+                              if (!stopping && !input_done) host.server->on_line(line);
+                            },
+                            [&](std::size_t size) {
+                              if (!stopping && !input_done) host.server->on_oversized_line(size);
+                            },
+                            [&] {
+                              input_done = true;
+                              host.server->input_closed();
+                              log->info("stdin closed; finishing " +
+                                        std::to_string(host.server->in_flight()) + " call(s)");
+                              maybe_exit();
+                            }});
   reader.start();
 
   auto work = asio::make_work_guard(host.io);

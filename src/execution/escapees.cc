@@ -71,8 +71,7 @@ std::vector<pid_t> own_children() {
 
 std::optional<std::uint64_t> run_cookie_of(pid_t pid) {
   const std::string environ = read_file("/proc/" + std::to_string(pid) + "/environ");
-  const std::string prefix =
-      std::string(kRunCookie) + "=" + std::to_string(::getpid()) + ".";
+  const std::string prefix = std::string(kRunCookie) + "=" + std::to_string(::getpid()) + ".";
   for (std::size_t at = 0; at < environ.size();) {
     std::size_t end = environ.find('\0', at);
     if (end == std::string::npos) end = environ.size();

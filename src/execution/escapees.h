@@ -10,7 +10,8 @@
 //
 // Limits, stated in adr/0004-process-model.md: an escapee whose parent is still alive is
 // not our child yet; one that exec'ed with a cleared environment cannot be traced to its
-// run; and nothing here survives the host itself being killed with SIGKILL.
+// run; and when the host itself is killed with SIGKILL, nothing here runs any more: only
+// the watchdog (watchdog.h) is left, and it finds escapees by their cookie alone.
 #include <sys/types.h>
 
 #include <cstdint>

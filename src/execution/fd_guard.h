@@ -32,9 +32,9 @@ struct Pipe {
 };
 
 // All of these throw std::runtime_error naming the failed call.
-Pipe make_pipe();                                       // pipe2(O_CLOEXEC)
-FdGuard open_dev_null();                                // O_RDONLY | O_CLOEXEC
-FdGuard make_payload_file(const std::string& bytes);    // sealed memfd, offset 0
+Pipe make_pipe();                                     // pipe2(O_CLOEXEC)
+FdGuard open_dev_null();                              // O_RDONLY | O_CLOEXEC
+FdGuard make_payload_file(const std::string& bytes);  // sealed memfd, offset 0
 // A close-on-exec duplicate of fd numbered >= floor (so that dup2 onto 0..4 in the child
 // can never overwrite another of the child's descriptors).
 FdGuard lift(int fd, int floor);

@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <array>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/process/args.hpp>
@@ -28,6 +28,7 @@
 #include "execution/escapees.h"
 #include "execution/fd_guard.h"
 #include "execution/stream_collectors.h"
+#include "execution/watchdog.h"
 
 namespace mcpsh::execution {
 namespace asio = boost::asio;
@@ -146,8 +147,9 @@ struct ProcessRunner::Impl {
   using RunPtr = std::shared_ptr<Run>;
 
   asio::io_context& io;
+  Watchdog watchdog;  // first: forked before anything else is set up
   asio::signal_set sigchld;
-  std::map<RunId, RunPtr> runs;  // started and not yet finished
+  std::map<RunId, RunPtr> runs;   // started and not yet finished
   std::map<pid_t, RunId> by_pid;  // leaders not yet reaped
   RunId next_id = 1;
   asio::steady_timer late_sweep;
@@ -155,7 +157,7 @@ struct ProcessRunner::Impl {
 
   explicit Impl(asio::io_context& context)
       : io(context), sigchld(context, SIGCHLD), late_sweep(context) {
-    become_child_subreaper();  // best effort: without it escapees are simply not found
+    become_child_subreaper();   // best effort: without it escapees are simply not found
     mark_all_close_on_exec(3);  // also done in each child (close_range), where supported
     arm_reaper();
   }
@@ -184,7 +186,10 @@ struct ProcessRunner::Impl {
       rusage usage{};
       while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
       }
-      if (known == by_pid.end()) continue;
+      if (known == by_pid.end()) {
+        if (pid == watchdog.pid()) watchdog.forget();
+        continue;
+      }
       RunId id = known->second;
       by_pid.erase(known);
       if (auto it = runs.find(id); it != runs.end()) on_leader_exit(it->second, status, usage);
@@ -214,7 +219,7 @@ struct ProcessRunner::Impl {
   // run (by process group, or by cookie for one that left its group).
   void sweep_escapees() {
     for (pid_t pid : own_children()) {
-      if (by_pid.count(pid)) continue;
+      if (by_pid.count(pid) || pid == watchdog.pid()) continue;
       const pid_t group = ::getpgid(pid);
       bool owned = false;
       for (const auto& [id, run] : runs)
@@ -302,14 +307,14 @@ struct ProcessRunner::Impl {
   void read_loop(RunPtr run, asio::posix::stream_descriptor& stream, std::vector<char>& buffer,
                  Sink sink) {
     if (buffer.empty()) buffer.resize(kReadChunk);
-    stream.async_read_some(asio::buffer(buffer), [this, run, &stream, &buffer, sink](
-                                                     const boost::system::error_code& ec,
-                                                     std::size_t n) {
-      if (run->finished) return stream_closed(run);
-      if (n > 0) sink(*run, std::string_view(buffer.data(), n));
-      if (ec) return stream_closed(run);
-      read_loop(run, stream, buffer, sink);
-    });
+    stream.async_read_some(
+        asio::buffer(buffer),
+        [this, run, &stream, &buffer, sink](const boost::system::error_code& ec, std::size_t n) {
+          if (run->finished) return stream_closed(run);
+          if (n > 0) sink(*run, std::string_view(buffer.data(), n));
+          if (ec) return stream_closed(run);
+          read_loop(run, stream, buffer, sink);
+        });
   }
 
   static void sink_stdout(Run& run, std::string_view bytes) { run.stdout_head.append(bytes); }
@@ -391,8 +396,8 @@ struct ProcessRunner::Impl {
       std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
       std::error_code launch_error;
       const std::string cookie = std::to_string(::getpid()) + "." + std::to_string(id);
-      bp::child child(bp::exe = spec.argv.at(0), bp::args = args,
-                      child_environment(spec, cookie), setup, launch_error);
+      bp::child child(bp::exe = spec.argv.at(0), bp::args = args, child_environment(spec, cookie),
+                      setup, launch_error);
       if (launch_error || !child.valid())
         throw std::runtime_error(spec.argv.at(0) + ": " + launch_error.message());
       run->pid = child.id();
@@ -461,6 +466,7 @@ struct ProcessRunner::Impl {
       if (!run->reaped) ::killpg(run->pid, SIGKILL);
     for (int round = 0; round < 100; ++round) {
       auto children = own_children();
+      std::erase(children, watchdog.pid());  // it exits by itself once we are gone
       if (children.empty()) return;
       for (pid_t pid : children) {
         if (by_pid.count(pid)) ::killpg(pid, SIGKILL);

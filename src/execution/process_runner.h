@@ -14,12 +14,15 @@
 //    (escapees.h): a descendant that left the group with setsid()/setpgid() is killed
 //    once it is re-parented to us and its run has ended.
 //  - The child gets PR_SET_PDEATHSIG(SIGKILL): if the host dies, the leader dies too.
-//    Its descendants do not (see adr/0004-process-model.md).
+//    Its descendants are killed by the watchdog (watchdog.h), a process forked when the
+//    runner is built that outlives the host just long enough to kill every process
+//    carrying its cookie (see adr/0004-process-model.md for what is not covered).
 //  - Deadline, cancel() and terminate_all() send SIGTERM to the group, then SIGKILL
 //    after limits.kill_grace.
 //  - Exactly one reaper: the runner reaps every child of this process (SIGCHLD on an
 //    asio::signal_set). Nothing else in the program may wait() for children.
-//  - The destructor kills every group still running and every escapee, and reaps them.
+//  - The destructor kills every group still running and every escapee, and reaps them
+//    (and then the watchdog, which finds nothing left and exits).
 //  - Single-threaded: call everything from the io_context's thread.
 #include <chrono>
 #include <cstdint>

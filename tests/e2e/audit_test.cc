@@ -83,8 +83,13 @@ TEST(Audit, OneLinePerRequestWithOutcomesAndNoArgumentValues) {
   for (const char* id : {"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}) {
     ASSERT_TRUE(by_id.count(id)) << "no record for " << id << "\n" << audit;
     const auto& r = by_id[id];
-    EXPECT_EQ(std::string(r["protocolVersion"].GetString()), "2026-07-28") << id;
-    EXPECT_EQ(std::string(r["client"].GetString()), "e2e-test") << id;
+    ASSERT_TRUE(r.HasMember("method")) << id;
+    // An unknown method is refused before its _meta is read.
+    if (std::string(id) != "10") {
+      ASSERT_TRUE(r.HasMember("protocolVersion") && r.HasMember("client")) << id;
+      EXPECT_EQ(std::string(r["protocolVersion"].GetString()), "2026-07-28") << id;
+      EXPECT_EQ(std::string(r["client"].GetString()), "e2e-test") << id;
+    }
     if (std::string(id) != "8") {
       EXPECT_GT(r["bytesOut"].GetUint64(), 0u) << id;
     }

@@ -25,7 +25,8 @@ TEST(Cancellation, ToolThatTrapsTermCleansUpAndItsGroupIsGone) {
   const std::string tag = unique_tag("trap");
   TagCleanup cleanup(tag);
   HostProcess host({"--kill-grace", "5", tools_script()});
-  host.send(call_request("7", "trap_term", R"({"tag":")" + tag + R"(","dir":")" + dir.path + R"("})",
+  host.send(call_request("7", "trap_term",
+                         R"({"tag":")" + tag + R"(","dir":")" + dir.path + R"("})",
                          progress_meta("70")));
   auto ready = await_progress(host, "ready");
   ASSERT_TRUE(ready) << host.stderr_text();
@@ -48,7 +49,8 @@ TEST(Cancellation, ToolThatIgnoresTermIsKilledAfterTheGrace) {
   const std::string tag = unique_tag("ignore");
   TagCleanup cleanup(tag);
   HostProcess host({"--kill-grace", "1", tools_script()});
-  host.send(call_request(R"("x")", "ignore_term", R"({"tag":")" + tag + R"("})", progress_meta("1")));
+  host.send(
+      call_request(R"("x")", "ignore_term", R"({"tag":")" + tag + R"("})", progress_meta("1")));
   auto ready = await_progress(host, "ready");
   ASSERT_TRUE(ready) << host.stderr_text();
   auto pids = ready_pids(*ready);
@@ -88,8 +90,8 @@ TEST(Cancellation, UnknownAndFinishedIdsAreIgnored) {
   HostProcess host({tools_script()});
   host.send(call_request("1", "echo", R"({"a":1})"));
   ASSERT_TRUE(await_response(host, "1"));
-  host.send(cancel_line("1"));            // finished
-  host.send(cancel_line(R"("nobody")"));  // never seen
+  host.send(cancel_line("1"));                                                       // finished
+  host.send(cancel_line(R"("nobody")"));                                             // never seen
   host.send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{}})");  // no id
   host.send(call_request("1", "echo", R"({"a":2})"));  // the id may be used again
   auto again = host.read_line(20s);

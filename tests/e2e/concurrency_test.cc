@@ -18,7 +18,8 @@ TEST(Concurrency, SlowCallDelaysNeitherListsNorOtherCalls) {
   const std::string tag = unique_tag("slow");
   TagCleanup cleanup(tag);
   HostProcess host({tools_script()});
-  host.send(call_request(R"("slow")", "sleeper", R"({"tag":")" + tag + R"("})", progress_meta(R"("s")")));
+  host.send(
+      call_request(R"("slow")", "sleeper", R"({"tag":")" + tag + R"("})", progress_meta(R"("s")")));
   ASSERT_TRUE(await_progress(host, "ready")) << host.stderr_text();
 
   host.send(request("1", "tools/list"));
@@ -59,7 +60,8 @@ TEST(Concurrency, CallsBeyondTheLimitWaitAndRunInOrder) {
   HostProcess host({"--max-concurrency", "2", tools_script()});
   const std::vector<std::string> names = {"a", "b", "c", "d"};
   for (const auto& n : names)
-    host.send(call_request(quoted(n), "hold", R"({"dir":")" + dir.path + R"(","name":")" + n + R"("})",
+    host.send(call_request(quoted(n), "hold",
+                           R"({"dir":")" + dir.path + R"(","name":")" + n + R"("})",
                            progress_meta(quoted(n))));
 
   // Two start; the other two must not, however long we wait.
@@ -104,7 +106,8 @@ TEST(Concurrency, EveryLineIsOneWholeMessage) {
   HostProcess host({"--max-concurrency", "8", tools_script()});
   constexpr int kCalls = 40;
   for (int i = 0; i < kCalls; ++i)
-    host.send(call_request(std::to_string(i), "chatty", "{}", progress_meta(std::to_string(1000 + i))));
+    host.send(
+        call_request(std::to_string(i), "chatty", "{}", progress_meta(std::to_string(1000 + i))));
   std::map<std::string, int> progress_per_token;
   std::set<std::string> answered;
   while (answered.size() < kCalls) {
@@ -115,7 +118,8 @@ TEST(Concurrency, EveryLineIsOneWholeMessage) {
     ASSERT_TRUE(d.IsObject());
     if (method_of(d) == "notifications/progress") {
       std::string token = compact(d["params"]["progressToken"]);
-      EXPECT_FALSE(answered.count(std::to_string(std::stoi(token) - 1000))) << "progress after response";
+      EXPECT_FALSE(answered.count(std::to_string(std::stoi(token) - 1000)))
+          << "progress after response";
       ++progress_per_token[token];
       continue;
     }

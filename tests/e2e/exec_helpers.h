@@ -7,6 +7,9 @@
 // runs `exec -a TAG sleep 1000`); TagCleanup kills whatever still carries it when the test
 // ends, pass or fail, so a failing test does not leave sleepers on the machine.
 #include <dirent.h>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -23,10 +26,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include "host_process.h"
 
@@ -93,12 +92,14 @@ inline std::string cancel_line(const std::string& id_json) {
 
 // Reads lines until the response with this id (returned parsed). Every other line read
 // on the way is appended to `others` when given.
-inline std::optional<rapidjson::Document> await_response(HostProcess& host, const std::string& id_json,
+inline std::optional<rapidjson::Document> await_response(HostProcess& host,
+                                                         const std::string& id_json,
                                                          std::vector<std::string>* others = nullptr,
                                                          std::chrono::milliseconds timeout = 20s) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return std::nullopt;
     auto line = host.read_line(left);
     if (!line) return std::nullopt;
@@ -121,7 +122,8 @@ inline std::map<std::string, rapidjson::Document> await_responses(
   }
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (got.size() < ids.size()) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) break;
     auto line = host.read_line(left);
     if (!line) break;
@@ -138,7 +140,8 @@ inline std::optional<std::string> await_progress(HostProcess& host, const std::s
                                                  std::chrono::milliseconds timeout = 20s) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return std::nullopt;
     auto line = host.read_line(left);
     if (!line) return std::nullopt;
@@ -152,11 +155,13 @@ inline std::optional<std::string> await_progress(HostProcess& host, const std::s
 }
 
 // Every line until the host closes its stdout (it exited), up to the timeout.
-inline std::vector<std::string> lines_until_eof(HostProcess& host, std::chrono::milliseconds timeout = 20s) {
+inline std::vector<std::string> lines_until_eof(HostProcess& host,
+                                                std::chrono::milliseconds timeout = 20s) {
   std::vector<std::string> lines;
   auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) break;
     auto line = host.read_line(left);
     if (!line) break;
@@ -215,7 +220,8 @@ inline bool file_exists(const std::string& path) {
 inline long status_kib(pid_t pid, const std::string& field) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   for (std::string line; std::getline(in, line);)
-    if (line.rfind(field + ":", 0) == 0) return std::strtol(line.c_str() + field.size() + 1, nullptr, 10);
+    if (line.rfind(field + ":", 0) == 0)
+      return std::strtol(line.c_str() + field.size() + 1, nullptr, 10);
   return -1;
 }
 

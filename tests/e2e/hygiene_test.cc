@@ -78,7 +78,8 @@ TEST(Hygiene, EscapeeHoldingStdoutCannotHangTheCallAndIsKilled) {
   auto response = await_response(host, "1", nullptr, 10s);
   ASSERT_TRUE(response) << "the call hung on a pipe held by a process outside its group";
   EXPECT_FALSE(is_error_result(*response));
-  EXPECT_NE(result_text(*response).find("leader done"), std::string::npos) << result_text(*response);
+  EXPECT_NE(result_text(*response).find("leader done"), std::string::npos)
+      << result_text(*response);
   EXPECT_TRUE(wait_no_processes(tag).empty()) << "the escapee survived its call";
 }
 
@@ -137,7 +138,8 @@ TEST(Hygiene, MissingBashGivesAnErrorResultNotACrash) {
   auto failed = await_response(host, "2");
   ASSERT_TRUE(failed) << host.stderr_text();
   EXPECT_TRUE(is_error_result(*failed));
-  EXPECT_NE(result_text(*failed).find("could not be started"), std::string::npos) << result_text(*failed);
+  EXPECT_NE(result_text(*failed).find("could not be started"), std::string::npos)
+      << result_text(*failed);
   host.send(request("3", "tools/list"));
   EXPECT_TRUE(await_response(host, "3")) << "the host did not survive";
   host.close_stdin();

@@ -1,7 +1,7 @@
 // Lifecycle: stdin EOF lets calls in flight finish and be answered; SIGTERM, SIGINT, a
 // closed stdout or a client that vanishes end every tool group and the host promptly; no
-// process the host started outlives it. The host killed with SIGKILL leaves no direct
-// child behind (PR_SET_PDEATHSIG); what happens to grandchildren then is recorded below.
+// process the host started outlives it, not even when the host is killed with SIGKILL
+// (direct children by PR_SET_PDEATHSIG, the rest by the watchdog).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -70,7 +70,8 @@ TEST_P(LifecycleSignal, EndsEveryToolGroupAndExits) {
   auto status = host.wait_exit(15s);
   ASSERT_TRUE(status) << "the host did not exit";
   EXPECT_TRUE(exited_zero(status));
-  for (const auto& line : lines_until_eof(host, 2s)) ADD_FAILURE() << "sent after the signal: " << line;
+  for (const auto& line : lines_until_eof(host, 2s))
+    ADD_FAILURE() << "sent after the signal: " << line;
   for (auto* p : {&*ready, &*stubborn}) {
     auto pids = ready_pids(*p);
     EXPECT_TRUE(wait_gone(pids.leader));
@@ -82,7 +83,9 @@ TEST_P(LifecycleSignal, EndsEveryToolGroupAndExits) {
 }
 
 INSTANTIATE_TEST_SUITE_P(TermAndInt, LifecycleSignal, ::testing::Values(SIGTERM, SIGINT),
-                         [](const auto& info) { return info.param == SIGTERM ? "SIGTERM" : "SIGINT"; });
+                         [](const auto& info) {
+                           return info.param == SIGTERM ? "SIGTERM" : "SIGINT";
+                         });
 
 TEST(Lifecycle, ClosedStdoutEndsEveryToolGroupAndExits) {
   const std::string tag = unique_tag("stdout-closed");
@@ -119,30 +122,34 @@ TEST(Lifecycle, ClientThatVanishesLeavesNothingBehind) {
   EXPECT_TRUE(wait_no_processes(tag).empty());
 }
 
-TEST(Lifecycle, HostKilledWithSigkillLeavesNoDirectChild) {
+TEST(Lifecycle, HostKilledWithSigkillLeavesNothingBehind) {
   const std::string tag = unique_tag("sigkill");
-  TagCleanup cleanup(tag);  // kills the grandchild, which does survive (see below)
+  TagCleanup cleanup(tag);
   HostProcess host({tools_script()});
   host.send(call_request("1", "sleeper", R"({"tag":")" + tag + R"("})", progress_meta("1")));
   auto ready = await_progress(host, "ready");
   ASSERT_TRUE(ready) << host.stderr_text();
   auto pids = ready_pids(*ready);
+  // And one that left its process group and session, still running when the host dies.
+  host.send(
+      call_request("2", "escape_and_stay", R"({"tag":")" + tag + R"("})", progress_meta("2")));
+  auto escaped = await_progress(host, "ready");
+  ASSERT_TRUE(escaped);
+  const pid_t escapee = ready_pids(*escaped).grandchild;
+  ASSERT_EQ(::getsid(ready_pids(*escaped).leader), ready_pids(*escaped).leader);
+  ASSERT_NE(::getsid(escapee), ::getsid(pids.leader)) << "the escapee did not leave";
   const auto children = children_of(host.pid());
   ASSERT_FALSE(children.empty());
 
   host.signal(SIGKILL);
   ASSERT_TRUE(host.wait_exit(10s));
-  // PR_SET_PDEATHSIG: every direct child (the tool's bash, and bash processes started
-  // ahead of calls) is killed by the kernel with the host.
+  // Direct children (the tools' bash, bash processes started ahead): PR_SET_PDEATHSIG.
   for (pid_t child : children) EXPECT_TRUE(wait_gone(child)) << "child " << child;
   EXPECT_TRUE(wait_gone(pids.leader));
-  // Grandchildren are not covered: nothing can run in the host once it is SIGKILLed, and
-  // the kernel delivers the death signal only to direct children. The grandchild is
-  // re-parented (to init or the nearest subreaper) and keeps running until it ends on
-  // its own; adr/0004-process-model.md says so. Recorded, not asserted.
-  const bool survived = alive(pids.grandchild);
-  RecordProperty("grandchild_survived_host_sigkill", survived ? "yes" : "no");
-  std::cout << "grandchild after the host's SIGKILL: " << (survived ? "still running" : "gone") << "\n";
+  // Grandchildren and the escapee: the watchdog, which saw the host's pipe close.
+  EXPECT_TRUE(wait_gone(pids.grandchild)) << "a grandchild outlived the host";
+  EXPECT_TRUE(wait_gone(escapee)) << "an escapee outlived the host";
+  EXPECT_TRUE(wait_no_processes(tag).empty()) << "a process outlived the host";
 }
 
 }  // namespace

@@ -37,7 +37,8 @@ Transcript run_one(HostProcess& host, const std::string& line, const std::string
   return t;
 }
 
-std::vector<const rapidjson::Document*> with_method(const Transcript& t, const std::string& method) {
+std::vector<const rapidjson::Document*> with_method(const Transcript& t,
+                                                    const std::string& method) {
   std::vector<const rapidjson::Document*> found;
   for (const auto& d : t.before)
     if (method_of(d) == method) found.push_back(&d);
@@ -68,7 +69,9 @@ TEST_P(ProgressTokens, ReportsBecomeNotificationsForThatToken) {
 }
 
 INSTANTIATE_TEST_SUITE_P(StringAndInteger, ProgressTokens, ::testing::Values(R"("tok-1")", "42"),
-                         [](const auto& info) { return info.param[0] == '"' ? "string" : "integer"; });
+                         [](const auto& info) {
+                           return info.param[0] == '"' ? "string" : "integer";
+                         });
 
 TEST(ProgressLog, WithoutATokenNothingIsSent) {
   HostProcess host({tools_script()});
@@ -80,7 +83,8 @@ TEST(ProgressLog, WithoutATokenNothingIsSent) {
 
 TEST(ProgressLog, SilentCallWithATokenGetsHeartbeats) {
   HostProcess host({"--heartbeat", "0.3", tools_script()});
-  auto t = run_one(host, call_request("1", "nap", R"({"seconds":1.5})", progress_meta(R"("hb")")), "1");
+  auto t =
+      run_one(host, call_request("1", "nap", R"({"seconds":1.5})", progress_meta(R"("hb")")), "1");
   ASSERT_TRUE(t.response);
   EXPECT_EQ(result_text(*t.response), "napped 1.5");
   EXPECT_TRUE(t.after.empty());
@@ -104,7 +108,9 @@ TEST(ProgressLog, SilentCallWithoutATokenGetsNoHeartbeat) {
 
 TEST(ProgressLog, LogLinesAtOrAboveTheRequestedLevelBecomeMessages) {
   HostProcess host({tools_script()});
-  auto t = run_one(host, call_request("1", "logs", "{}", R"("io.modelcontextprotocol/logLevel":"warning")"), "1");
+  auto t = run_one(
+      host, call_request("1", "logs", "{}", R"("io.modelcontextprotocol/logLevel":"warning")"),
+      "1");
   ASSERT_TRUE(t.response);
   EXPECT_EQ(result_text(*t.response), "logged");
   auto messages = with_method(t, "notifications/message");
