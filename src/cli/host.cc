@@ -40,12 +40,13 @@ std::optional<std::string> prepare(Host& host, const Options& options, diagnosti
   s.bash = host.bash;
   s.heartbeat = options.heartbeat;
   s.warm_per_script = options.verb == Verb::kServe ? options.warm : 0;
-  host.server = std::make_unique<mcp::Server>(host.io, host.catalog, host.runner, s, std::move(send), log,
-                                              std::move(audit));
+  host.server = std::make_unique<mcp::Server>(host.io, host.catalog, host.runner, s,
+                                              std::move(send), log, std::move(audit));
   if (host.catalog.fatal) {
     std::string text;
     for (const auto& p : host.catalog.problems)
-      if (p.severity == discovery::Problem::Severity::kError) text += (text.empty() ? "" : "; ") + p.what;
+      if (p.severity == discovery::Problem::Severity::kError)
+        text += (text.empty() ? "" : "; ") + p.what;
     return text;
   }
   return std::nullopt;
@@ -53,7 +54,8 @@ std::optional<std::string> prepare(Host& host, const Options& options, diagnosti
 
 std::vector<discovery::Problem> all_problems(const Host& host) {
   auto problems = host.catalog.problems;
-  if (host.server) problems.insert(problems.end(), host.server->problems().begin(), host.server->problems().end());
+  if (host.server)
+    problems.insert(problems.end(), host.server->problems().begin(), host.server->problems().end());
   return problems;
 }
 

@@ -28,10 +28,18 @@ int main(int argc, char** argv) {
   }
   int status = 0;
   switch (o.verb) {
-    case Verb::kServe: status = serve(o); break;
-    case Verb::kList: status = list(o); break;
-    case Verb::kCall: status = call(o); break;
-    case Verb::kCheck: status = check(o); break;
+    case Verb::kServe:
+      status = serve(o);
+      break;
+    case Verb::kList:
+      status = list(o);
+      break;
+    case Verb::kCall:
+      status = call(o);
+      break;
+    case Verb::kCheck:
+      status = check(o);
+      break;
   }
   std::cout.flush();
   return status;

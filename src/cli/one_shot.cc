@@ -1,10 +1,10 @@
 // list and call: the server answering one request in-process, for tool authors at a
 // terminal. The request goes through the same code as on the wire.
-#include <boost/asio/io_context.hpp>
-#include <iostream>
-
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
+
+#include <boost/asio/io_context.hpp>
+#include <iostream>
 
 #include "cli/host.h"
 #include "cli/verbs.h"
@@ -21,8 +21,8 @@ constexpr const char* kMeta =
 
 void report_problems(const Host& host) {
   for (const auto& p : all_problems(host))
-    std::cerr << (p.severity == discovery::Problem::Severity::kError ? "error: " : "warning: ") << p.where
-              << ": " << p.what << "\n";
+    std::cerr << (p.severity == discovery::Problem::Severity::kError ? "error: " : "warning: ")
+              << p.where << ": " << p.what << "\n";
 }
 
 // Sends one request line and returns the response line.
@@ -47,7 +47,10 @@ std::optional<std::string> ask(const Options& options, const std::string& reques
 
 int list(const Options& options) {
   Host host;
-  auto response = ask(options, std::string(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{)") + kMeta + "}}", host);
+  auto response =
+      ask(options,
+          std::string(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{)") + kMeta + "}}",
+          host);
   if (!response) return 1;
   report_problems(host);
   rapidjson::Document doc;
@@ -60,24 +63,30 @@ int call(const Options& options) {
   std::string args = options.args_json.empty() ? "{}" : options.args_json;
   // Parsing recurses per level: a deep value would overflow the stack (jsonrpc::kMaxNesting).
   if (jsonrpc::nesting_depth(args) > jsonrpc::kMaxNesting) {
-    std::cerr << "mcp-shell-host: --args is nested deeper than " << jsonrpc::kMaxNesting << " levels\n";
+    std::cerr << "mcp-shell-host: --args is nested deeper than " << jsonrpc::kMaxNesting
+              << " levels\n";
     return 2;
   }
   rapidjson::Document parsed;
   parsed.Parse(args.c_str());
   if (parsed.HasParseError() || !parsed.IsObject()) {
     std::cerr << "mcp-shell-host: --args must be a JSON object"
-              << (parsed.HasParseError() ? std::string(" (") + rapidjson::GetParseError_En(parsed.GetParseError()) + ")" : "")
+              << (parsed.HasParseError()
+                      ? std::string(" (") + rapidjson::GetParseError_En(parsed.GetParseError()) +
+                            ")"
+                      : "")
               << "\n";
     return 2;
   }
   rapidjson::Document name(rapidjson::kStringType);
   name.SetString(options.tool.c_str(), name.GetAllocator());
   Host host;
-  auto response = ask(options,
-                      std::string(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":)") +
-                          jsonrpc::to_json(name) + R"(,"arguments":)" + jsonrpc::to_json(parsed) + "," + kMeta + "}}",
-                      host);
+  auto response =
+      ask(options,
+          std::string(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":)") +
+              jsonrpc::to_json(name) + R"(,"arguments":)" + jsonrpc::to_json(parsed) + "," + kMeta +
+              "}}",
+          host);
   if (!response) return 2;
   rapidjson::Document doc;
   doc.Parse(response->c_str());

@@ -17,10 +17,14 @@ std::optional<std::uint64_t> parse_size(const std::string& text) {
   double v = std::strtod(text.c_str(), &end);
   std::string unit(end);
   double scale = 1;
-  if (unit == "k" || unit == "K" || unit == "KiB") scale = 1024;
-  else if (unit == "m" || unit == "M" || unit == "MiB") scale = 1024 * 1024;
-  else if (unit == "g" || unit == "G" || unit == "GiB") scale = 1024.0 * 1024 * 1024;
-  else if (!unit.empty()) return std::nullopt;
+  if (unit == "k" || unit == "K" || unit == "KiB")
+    scale = 1024;
+  else if (unit == "m" || unit == "M" || unit == "MiB")
+    scale = 1024 * 1024;
+  else if (unit == "g" || unit == "G" || unit == "GiB")
+    scale = 1024.0 * 1024 * 1024;
+  else if (!unit.empty())
+    return std::nullopt;
   if (!(v >= 0) || !std::isfinite(v)) return std::nullopt;
   return static_cast<std::uint64_t>(v * scale);
 }
@@ -34,26 +38,40 @@ std::optional<std::chrono::milliseconds> parse_seconds(const std::string& text) 
 
 po::options_description described() {
   po::options_description d("Options");
-  d.add_options()
-      ("help,h", "show this help")
-      ("version", "show the version")
-      ("timeout", po::value<std::string>()->value_name("SECONDS"), "default time limit of one tool call; 0 = none (default 60)")
-      ("max-output", po::value<std::string>()->value_name("BYTES"), "stdout kept per call, e.g. 128k (default 128k)")
-      ("max-stderr", po::value<std::string>()->value_name("BYTES"), "stderr tail kept per call (default 16k)")
-      ("max-concurrency", po::value<std::size_t>()->value_name("N"), "tool calls running at once; more wait (default 16)")
-      ("warm", po::value<std::size_t>()->value_name("N"), "bash processes per script started ahead, each for one call; 0 = spawn per call (default 2)")
-      ("kill-grace", po::value<std::string>()->value_name("SECONDS"), "SIGTERM to SIGKILL delay (default 2)")
-      ("cpu-limit", po::value<std::string>()->value_name("SECONDS"), "CPU time limit per tool process (RLIMIT_CPU)")
-      ("memory-limit", po::value<std::string>()->value_name("BYTES"), "address-space limit per tool process (RLIMIT_AS), e.g. 512M")
-      ("heartbeat", po::value<std::string>()->value_name("SECONDS"), "progress heartbeat for silent calls with a progress token; 0 = off (default 5)")
-      ("max-line", po::value<std::string>()->value_name("BYTES"), "largest request line accepted (default 64M)")
-      ("config", po::value<std::string>()->value_name("FILE"), "old-core config file (server/discover body)")
-      ("tools-list", po::value<std::string>()->value_name("FILE"), "old-core tools file ({\"tools\":[...]})")
-      ("log-file", po::value<std::string>()->value_name("FILE"), "diagnostic log file (default: stderr)")
-      ("log-level", po::value<std::string>()->value_name("LEVEL"), "debug, info, warning, error, off (default info)")
-      ("audit-log", po::value<std::string>()->value_name("FILE"), "append one JSON line per request to FILE")
-      ("tool", po::value<std::string>()->value_name("NAME"), "call: the tool to call")
-      ("args", po::value<std::string>()->value_name("JSON"), "call: the arguments object (default {})");
+  d.add_options()("help,h", "show this help")("version", "show the version")(
+      "timeout", po::value<std::string>()->value_name("SECONDS"),
+      "default time limit of one tool call; 0 = none (default 60)")(
+      "max-output", po::value<std::string>()->value_name("BYTES"),
+      "stdout kept per call, e.g. 128k (default 128k)")(
+      "max-stderr", po::value<std::string>()->value_name("BYTES"),
+      "stderr tail kept per call (default 16k)")(
+      "max-concurrency", po::value<std::size_t>()->value_name("N"),
+      "tool calls running at once; more wait (default 16)")(
+      "warm", po::value<std::size_t>()->value_name("N"),
+      "bash processes per script started ahead, each for one call; 0 = spawn per call (default 2)")(
+      "kill-grace", po::value<std::string>()->value_name("SECONDS"),
+      "SIGTERM to SIGKILL delay (default 2)")("cpu-limit",
+                                              po::value<std::string>()->value_name("SECONDS"),
+                                              "CPU time limit per tool process (RLIMIT_CPU)")(
+      "memory-limit", po::value<std::string>()->value_name("BYTES"),
+      "address-space limit per tool process (RLIMIT_AS), e.g. 512M")(
+      "heartbeat", po::value<std::string>()->value_name("SECONDS"),
+      "progress heartbeat for silent calls with a progress token; 0 = off (default 5)")(
+      "max-line", po::value<std::string>()->value_name("BYTES"),
+      "largest request line accepted (default 64M)")("config",
+                                                     po::value<std::string>()->value_name("FILE"),
+                                                     "old-core config file (server/discover body)")(
+      "tools-list", po::value<std::string>()->value_name("FILE"),
+      "old-core tools file ({\"tools\":[...]})")("log-file",
+                                                 po::value<std::string>()->value_name("FILE"),
+                                                 "diagnostic log file (default: stderr)")(
+      "log-level", po::value<std::string>()->value_name("LEVEL"),
+      "debug, info, warning, error, off (default info)")(
+      "audit-log", po::value<std::string>()->value_name("FILE"),
+      "append one JSON line per request to FILE")(
+      "tool", po::value<std::string>()->value_name("NAME"), "call: the tool to call")(
+      "args", po::value<std::string>()->value_name("JSON"),
+      "call: the arguments object (default {})");
   return d;
 }
 
@@ -61,14 +79,18 @@ po::options_description described() {
 
 std::string usage() {
   std::ostringstream out;
-  out << "mcp-shell-host " << MCPSH_VERSION << " - serve bash functions tool_<name> as MCP tools over stdio\n\n"
+  out << "mcp-shell-host " << MCPSH_VERSION
+      << " - serve bash functions tool_<name> as MCP tools over stdio\n\n"
       << "Usage:\n"
       << "  mcp-shell-host [serve] [options] SCRIPT|DIR ...   stdio MCP server (the default verb)\n"
       << "  mcp-shell-host list  [options] SCRIPT|DIR ...     print the tools/list result as JSON\n"
       << "  mcp-shell-host call  [options] SCRIPT|DIR ... --tool NAME [--args JSON]\n"
-      << "                                                    run one call, print the CallToolResult;\n"
-      << "                                                    exit 0 on success, 1 if isError, 2 on misuse\n"
-      << "  mcp-shell-host check [options] SCRIPT|DIR ...     lint scripts: syntax, metadata, schemas\n\n"
+      << "                                                    run one call, print the "
+         "CallToolResult;\n"
+      << "                                                    exit 0 on success, 1 if isError, 2 "
+         "on misuse\n"
+      << "  mcp-shell-host check [options] SCRIPT|DIR ...     lint scripts: syntax, metadata, "
+         "schemas\n\n"
       << "A DIR stands for every *.sh file in it.\n\n"
       << described();
   return out.str();
@@ -85,11 +107,16 @@ ParseResult parse_options(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty()) {
     const std::string& first = args.front();
-    if (first == "serve") o.verb = Verb::kServe;
-    else if (first == "list") o.verb = Verb::kList;
-    else if (first == "call") o.verb = Verb::kCall;
-    else if (first == "check") o.verb = Verb::kCheck;
-    if (first == "serve" || first == "list" || first == "call" || first == "check") args.erase(args.begin());
+    if (first == "serve")
+      o.verb = Verb::kServe;
+    else if (first == "list")
+      o.verb = Verb::kList;
+    else if (first == "call")
+      o.verb = Verb::kCall;
+    else if (first == "check")
+      o.verb = Verb::kCheck;
+    if (first == "serve" || first == "list" || first == "call" || first == "check")
+      args.erase(args.begin());
   }
 
   po::options_description all = described();
@@ -132,9 +159,10 @@ ParseResult parse_options(int argc, char** argv) {
     if (!v || v->count() < 1000) return fail("--cpu-limit needs a whole number of seconds >= 1");
     o.limits.cpu_seconds = static_cast<std::uint64_t>(v->count() / 1000);
   }
-  for (auto [name, target] : {std::pair<const char*, std::size_t*>{"max-output", &o.limits.max_stdout},
-                              {"max-stderr", &o.limits.max_stderr},
-                              {"max-line", &o.max_line}}) {
+  for (auto [name, target] :
+       {std::pair<const char*, std::size_t*>{"max-output", &o.limits.max_stdout},
+        {"max-stderr", &o.limits.max_stderr},
+        {"max-line", &o.max_line}}) {
     if (!vm.count(name)) continue;
     auto v = parse_size(vm[name].as<std::string>());
     if (!v) return fail(std::string("--") + name + " needs a size such as 65536, 64k or 16M");

@@ -22,8 +22,8 @@ struct ToolEntry {
 
 // Server-level metadata from an old-core config file (a server/discover body).
 struct ServerProfile {
-  std::string source;                     // the file it came from
-  std::optional<std::string> server_info;  // JSON object
+  std::string source;                       // the file it came from
+  std::optional<std::string> server_info;   // JSON object
   std::optional<std::string> capabilities;  // JSON object
   std::optional<std::string> instructions;  // plain text
   std::optional<std::int64_t> ttl_ms;

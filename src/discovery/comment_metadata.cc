@@ -108,8 +108,10 @@ CommentMetadata metadata_from_comments(const std::string& tool_name,
       bool optional = !type.empty() && type.back() == '?';
       if (optional) type.pop_back();
       if (name.empty() || !kTypes.count(type)) {
-        out.errors.push_back(at + "@param needs a name and a type (string, integer, number, "
-                                  "boolean, object, array), got \"" + tag.value + "\"");
+        out.errors.push_back(at +
+                             "@param needs a name and a type (string, integer, number, "
+                             "boolean, object, array), got \"" +
+                             tag.value + "\"");
         continue;
       }
       rapidjson::Value prop(rapidjson::kObjectType);

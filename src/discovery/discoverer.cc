@@ -1,7 +1,7 @@
 #include "discovery/discoverer.h"
 
-#include <boost/asio/io_context.hpp>
 #include <algorithm>
+#include <boost/asio/io_context.hpp>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -29,7 +29,8 @@ std::vector<std::string> expand_paths(const std::vector<std::string>& paths,
         if (entry.path().extension() == ".sh" && fs::is_regular_file(entry.path(), ec))
           found.push_back(entry.path().string());
       std::sort(found.begin(), found.end());
-      if (found.empty()) problems.push_back({Severity::kWarning, given, "directory has no *.sh scripts"});
+      if (found.empty())
+        problems.push_back({Severity::kWarning, given, "directory has no *.sh scripts"});
       scripts.insert(scripts.end(), found.begin(), found.end());
     } else if (fs::is_regular_file(p, ec)) {
       scripts.push_back(p.string());
@@ -83,7 +84,8 @@ std::string last_lines(const std::string& text, std::size_t max_lines) {
   for (std::string l; std::getline(in, l);)
     if (!l.empty()) lines.push_back(l);
   std::string out;
-  for (std::size_t i = lines.size() > max_lines ? lines.size() - max_lines : 0; i < lines.size(); ++i)
+  for (std::size_t i = lines.size() > max_lines ? lines.size() - max_lines : 0; i < lines.size();
+       ++i)
     out += (out.empty() ? "" : " | ") + lines[i];
   return out;
 }
@@ -139,9 +141,9 @@ Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
   auto claim = [&](const std::string& name, const std::string& script) {
     auto [it, fresh] = defined_by.emplace(name, script);
     if (!fresh && it->second != script) {
-      catalog.problems.push_back({Severity::kError, name,
-                                  "tool \"" + name + "\" is defined by both " + it->second +
-                                      " and " + script});
+      catalog.problems.push_back(
+          {Severity::kError, name,
+           "tool \"" + name + "\" is defined by both " + it->second + " and " + script});
       catalog.fatal = true;
       return false;
     }
@@ -151,12 +153,14 @@ Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
   std::set<std::string> tools_files_used;
   for (const ScriptResult& r : results) {
     if (std::string why = probe_failure(r); !why.empty()) {
-      catalog.problems.push_back({Severity::kError, r.script, "script " + why + "; its tools are not served"});
+      catalog.problems.push_back(
+          {Severity::kError, r.script, "script " + why + "; its tools are not served"});
       continue;
     }
     if (r.report.source_status != 0)
-      catalog.problems.push_back({Severity::kWarning, r.script,
-                                  "sourcing returned status " + std::to_string(r.report.source_status)});
+      catalog.problems.push_back(
+          {Severity::kWarning, r.script,
+           "sourcing returned status " + std::to_string(r.report.source_status)});
 
     // Functions, in the order they appear in their files.
     std::vector<FunctionSite> functions = r.report.functions;
@@ -169,9 +173,9 @@ Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
     for (const auto& f : functions) {
       std::string name = f.name.substr(5);
       if (!valid_tool_name(name)) {
-        catalog.problems.push_back({Severity::kWarning, f.file + ":" + std::to_string(f.line),
-                                    "function " + f.name +
-                                        " is not served: tool names use only [A-Za-z0-9_.-]"});
+        catalog.problems.push_back(
+            {Severity::kWarning, f.file + ":" + std::to_string(f.line),
+             "function " + f.name + " is not served: tool names use only [A-Za-z0-9_.-]"});
         continue;
       }
       by_tool.emplace(name, &f);
@@ -180,9 +184,9 @@ Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
     std::string tools_file = options.tools_list_file.value_or(r.report.tools_list_file);
     if (!tools_file.empty()) tools_file = resolve(tools_file);
     if (!tools_file.empty() && !fs::exists(tools_file)) {
-      catalog.problems.push_back({Severity::kWarning, r.script,
-                                  "tools file " + tools_file +
-                                      " does not exist; describing tools from comments instead"});
+      catalog.problems.push_back(
+          {Severity::kWarning, r.script,
+           "tools file " + tools_file + " does not exist; describing tools from comments instead"});
       tools_file.clear();
     }
 
@@ -190,12 +194,14 @@ Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
       // The file is the tool list: its order, its metadata; a function it does not name
       // is hidden. A file shared by several scripts is listed once.
       ToolsFile file = read_tools_file(tools_file);
-      for (const auto& e : file.errors) catalog.problems.push_back({Severity::kError, tools_file, e});
+      for (const auto& e : file.errors)
+        catalog.problems.push_back({Severity::kError, tools_file, e});
       std::set<std::string> advertised;
       for (const auto& t : file.tools) advertised.insert(t.name);
       for (const auto& [name, site] : by_tool)
         if (!advertised.count(name))
-          catalog.problems.push_back({Severity::kWarning, site->file + ":" + std::to_string(site->line),
+          catalog.problems.push_back({Severity::kWarning,
+                                      site->file + ":" + std::to_string(site->line),
                                       "function " + site->name + " is not advertised in " +
                                           tools_file + ", so it is neither listed nor callable"});
       bool first_use = tools_files_used.insert(tools_file).second;
@@ -251,7 +257,8 @@ Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
   if (options.config_file && !catalog.profile && results.empty()) {
     std::string error;
     catalog.profile = read_config_file(resolve(*options.config_file), error);
-    if (!catalog.profile) catalog.problems.push_back({Severity::kError, *options.config_file, error});
+    if (!catalog.profile)
+      catalog.problems.push_back({Severity::kError, *options.config_file, error});
   }
   return catalog;
 }

@@ -18,10 +18,10 @@ class Runner;
 namespace mcpsh::discovery {
 
 struct DiscoveryOptions {
-  std::vector<std::string> paths;               // scripts and/or directories
-  std::optional<std::string> tools_list_file;   // overrides MCP_TOOLS_LIST_FILE of every script
-  std::optional<std::string> config_file;       // overrides MCP_CONFIG_FILE
-  std::string bash;                             // absolute path
+  std::vector<std::string> paths;              // scripts and/or directories
+  std::optional<std::string> tools_list_file;  // overrides MCP_TOOLS_LIST_FILE of every script
+  std::optional<std::string> config_file;      // overrides MCP_CONFIG_FILE
+  std::string bash;                            // absolute path
   std::chrono::milliseconds probe_timeout{10000};
 };
 

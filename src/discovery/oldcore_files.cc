@@ -79,7 +79,8 @@ ToolsFile read_tools_file(const std::string& path) {
     }
     std::string name = tool["name"].GetString();
     if (!valid_tool_name(name)) {
-      out.errors.push_back(at + ": \"" + name + "\" is not a valid tool name ([A-Za-z0-9_.-], 1-128)");
+      out.errors.push_back(at + ": \"" + name +
+                           "\" is not a valid tool name ([A-Za-z0-9_.-], 1-128)");
       continue;
     }
     if (tool.HasMember("inputSchema") && !tool["inputSchema"].IsObject()) {

@@ -10,7 +10,7 @@
 namespace mcpsh::execution {
 
 struct Limits {
-  std::chrono::milliseconds timeout{0};  // 0 = no deadline
+  std::chrono::milliseconds timeout{0};        // 0 = no deadline
   std::chrono::milliseconds kill_grace{2000};  // SIGTERM -> SIGKILL delay
   std::size_t max_stdout = 1 << 20;
   std::size_t max_stderr = 64 << 10;

@@ -32,8 +32,9 @@ FileStamp stamp_of(const std::string& path) {
 }
 
 bool same_limits_except_timeout(const Limits& a, const Limits& b) {
-  return a.kill_grace == b.kill_grace && a.max_stdout == b.max_stdout && a.max_stderr == b.max_stderr &&
-         a.cpu_seconds == b.cpu_seconds && a.memory_bytes == b.memory_bytes;
+  return a.kill_grace == b.kill_grace && a.max_stdout == b.max_stdout &&
+         a.max_stderr == b.max_stderr && a.cpu_seconds == b.cpu_seconds &&
+         a.memory_bytes == b.memory_bytes;
 }
 
 bool write_all(int fd, const std::string& bytes) {
@@ -52,10 +53,10 @@ bool write_all(int fd, const std::string& bytes) {
 struct ToolExecutor::Impl {
   // Shared between a process and its callbacks: who to tell when it reports or ends.
   struct Route {
-    RunCallbacks target;               // empty while the process waits for a call
+    RunCallbacks target;  // empty while the process waits for a call
     bool assigned = false;
-    bool retired = false;              // we let it go; its end is expected
-    int arguments_fd = -1;             // open until the run ends
+    bool retired = false;                   // we let it go; its end is expected
+    int arguments_fd = -1;                  // open until the run ends
     std::vector<std::string> early_stderr;  // lines printed while sourcing, before a call
     std::string script;
   };
@@ -90,7 +91,8 @@ struct ToolExecutor::Impl {
     RunCallbacks callbacks;
     callbacks.on_done = [this, route](Outcome o) { ended(*route, std::move(o)); };
     callbacks.on_channel_line = [route](std::string line) {
-      if (route->assigned && route->target.on_channel_line) route->target.on_channel_line(std::move(line));
+      if (route->assigned && route->target.on_channel_line)
+        route->target.on_channel_line(std::move(line));
     };
     callbacks.on_stderr_line = [route](std::string line) {
       if (route->assigned) {
@@ -158,14 +160,16 @@ struct ToolExecutor::Impl {
     // read in blocks (bash reads a pipe byte by byte), never through argv or environ.
     int args = -1;
     try {
-      args = make_payload_file(launch.arguments_json.empty() ? "{}" : launch.arguments_json).release();
+      args =
+          make_payload_file(launch.arguments_json.empty() ? "{}" : launch.arguments_json).release();
     } catch (const std::exception&) {
       return false;
     }
     w.route->target = std::move(callbacks);
     w.route->assigned = true;
     w.route->arguments_fd = args;
-    std::string control = launch.tool + "\n/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(args) + "\n";
+    std::string control = launch.tool + "\n/proc/" + std::to_string(::getpid()) + "/fd/" +
+                          std::to_string(args) + "\n";
     bool ok = write_all(w.control_fd, control);
     ::close(w.control_fd);
     if (!ok) return false;

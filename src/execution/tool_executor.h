@@ -28,9 +28,9 @@
 namespace mcpsh::execution {
 
 struct ExecutorOptions {
-  std::string bash;                  // absolute path
-  std::size_t warm_per_script = 2;   // 0 = always spawn afresh
-  Limits warm_limits;                // limits warm processes are started with (timeout unused)
+  std::string bash;                 // absolute path
+  std::size_t warm_per_script = 2;  // 0 = always spawn afresh
+  Limits warm_limits;               // limits warm processes are started with (timeout unused)
   std::function<void(std::string)> on_warning;  // e.g. "script X: warm process died"
 };
 

@@ -31,7 +31,8 @@ IFS= read -r -d '' __mcp_args <"$__mcp_args"
 )BASH";
 }
 
-LaunchSpec make_tool_launch(const std::string& bash, const std::string& script, const Limits& limits) {
+LaunchSpec make_tool_launch(const std::string& bash, const std::string& script,
+                            const Limits& limits) {
   LaunchSpec spec;
   spec.argv = {bash, "--noprofile", "--norc", "-c", tool_bootstrap(), "mcp-shell-host", script};
   spec.env = {{"MCP_SHELL_HOST", MCPSH_VERSION}};

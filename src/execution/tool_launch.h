@@ -21,7 +21,8 @@ struct ToolLaunch {
 
 // The spec for one bootstrap process; the caller sets spec.fd3 to the read end of the
 // pipe it will write the call to.
-LaunchSpec make_tool_launch(const std::string& bash, const std::string& script, const Limits& limits);
+LaunchSpec make_tool_launch(const std::string& bash, const std::string& script,
+                            const Limits& limits);
 
 // The channel protocol on fd 4, one line per message (see the bootstrap's mcp_progress
 // and mcp_log): "progress\t<n>\t<total>\t<message>" and "log\t<level>\t<message>".

@@ -96,7 +96,8 @@ Message parse_message(std::string_view line) {
   if (!has_id && has_method) {
     // A notification: whatever is wrong with it, it is never answered.
     auto v = doc->FindMember("jsonrpc");
-    if (v == doc->MemberEnd() || !v->value.IsString() || std::string_view(v->value.GetString()) != "2.0")
+    if (v == doc->MemberEnd() || !v->value.IsString() ||
+        std::string_view(v->value.GetString()) != "2.0")
       return ignored("notification without \"jsonrpc\": \"2.0\"");
     if (!method_it->value.IsString()) return ignored("notification whose method is not a string");
   }

@@ -12,13 +12,13 @@
 //  - a response (result/error, no method)  -> kIgnored: the host sends no requests
 //  - nested deeper than 256 arrays/objects -> kError -32600 with the id, if valid (the
 //    DOM and its users recurse per level; a deep line must not overflow the stack)
+#include <rapidjson/document.h>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <rapidjson/document.h>
 
 namespace mcpsh::jsonrpc {
 

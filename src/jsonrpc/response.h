@@ -1,11 +1,11 @@
 #pragma once
 // Serialization of outgoing JSON-RPC messages as compact single lines (no '\n' inside:
 // RapidJSON's Writer escapes control characters in strings).
+#include <rapidjson/document.h>
+
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <rapidjson/document.h>
 
 #include "jsonrpc/message.h"
 

@@ -1,6 +1,8 @@
 #include "mcp/audit_log.h"
 
 #include <fcntl.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,14 +12,12 @@
 #include <stdexcept>
 #include <utility>
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 namespace mcpsh::mcp {
 
 AuditLog::AuditLog(const std::string& path) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (fd_ < 0) throw std::runtime_error("cannot open audit log " + path + ": " + std::strerror(errno));
+  if (fd_ < 0)
+    throw std::runtime_error("cannot open audit log " + path + ": " + std::strerror(errno));
 }
 
 AuditLog::~AuditLog() {
@@ -34,7 +34,8 @@ std::string AuditLog::to_json_line(const AuditRecord& r) {
   };
   auto now = std::chrono::system_clock::now();
   std::time_t t = std::chrono::system_clock::to_time_t(now);
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
   std::tm tm{};
   ::gmtime_r(&t, &tm);
   char stamp[64];
@@ -81,7 +82,8 @@ std::string AuditLog::to_json_line(const AuditRecord& r) {
   if (!r.argument_names.empty()) {
     w.Key("argumentNames");
     w.StartArray();
-    for (const auto& n : r.argument_names) w.String(n.c_str(), static_cast<rapidjson::SizeType>(n.size()));
+    for (const auto& n : r.argument_names)
+      w.String(n.c_str(), static_cast<rapidjson::SizeType>(n.size()));
     w.EndArray();
   }
   if (r.stdout_bytes) {

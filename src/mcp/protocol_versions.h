@@ -11,7 +11,7 @@ inline constexpr std::array<std::string_view, 1> kModernVersions = {"2026-07-28"
 // Legacy (initialize handshake) revisions, newest first: the first one is the answer to
 // an initialize that asks for a version we do not know.
 inline constexpr std::array<std::string_view, 4> kLegacyVersions = {"2025-11-25", "2025-06-18",
-                                                                     "2025-03-26", "2024-11-05"};
+                                                                    "2025-03-26", "2024-11-05"};
 
 inline bool is_modern_version(std::string_view v) {
   for (auto m : kModernVersions)

@@ -9,14 +9,16 @@
 namespace mcpsh::mcp {
 
 namespace {
-constexpr std::array<const char*, 8> kLevelNames = {"debug",    "info",  "notice", "warning",
-                                                     "error",    "critical", "alert", "emergency"};
+constexpr std::array<const char*, 8> kLevelNames = {"debug", "info",     "notice", "warning",
+                                                    "error", "critical", "alert",  "emergency"};
 constexpr const char* kVersionKey = "io.modelcontextprotocol/protocolVersion";
 constexpr const char* kCapabilitiesKey = "io.modelcontextprotocol/clientCapabilities";
 constexpr const char* kClientInfoKey = "io.modelcontextprotocol/clientInfo";
 constexpr const char* kLogLevelKey = "io.modelcontextprotocol/logLevel";
 
-MetaError invalid(std::string what) { return MetaError{jsonrpc::kInvalidParams, "Invalid params: " + what, {}}; }
+MetaError invalid(std::string what) {
+  return MetaError{jsonrpc::kInvalidParams, "Invalid params: " + what, {}};
+}
 }  // namespace
 
 std::optional<LogLevel> parse_log_level(std::string_view name) {
@@ -46,11 +48,13 @@ std::variant<RequestMeta, MetaError> read_request_meta(const rapidjson::Value* p
   RequestMeta out;
   const rapidjson::Value* version = field(kVersionKey);
   if (!version) return invalid(std::string("missing params._meta[\"") + kVersionKey + "\"]");
-  if (!version->IsString()) return invalid(std::string("params._meta[\"") + kVersionKey + "\"] must be a string");
+  if (!version->IsString())
+    return invalid(std::string("params._meta[\"") + kVersionKey + "\"] must be a string");
   out.protocol_version = version->GetString();
   const rapidjson::Value* caps = field(kCapabilitiesKey);
   if (!caps) return invalid(std::string("missing params._meta[\"") + kCapabilitiesKey + "\"]");
-  if (!caps->IsObject()) return invalid(std::string("params._meta[\"") + kCapabilitiesKey + "\"] must be an object");
+  if (!caps->IsObject())
+    return invalid(std::string("params._meta[\"") + kCapabilitiesKey + "\"] must be an object");
 
   if (require_supported && !is_modern_version(out.protocol_version))
     return MetaError{jsonrpc::kUnsupportedProtocolVersion,
@@ -58,12 +62,14 @@ std::variant<RequestMeta, MetaError> read_request_meta(const rapidjson::Value* p
 
   if (const auto* info = field(kClientInfoKey); info && info->IsObject()) {
     auto name = info->FindMember("name");
-    if (name != info->MemberEnd() && name->value.IsString()) out.client_name = name->value.GetString();
+    if (name != info->MemberEnd() && name->value.IsString())
+      out.client_name = name->value.GetString();
   }
   if (const auto* level = field(kLogLevelKey)) {
     if (!level->IsString() || !parse_log_level(level->GetString()))
-      return invalid(std::string("params._meta[\"") + kLogLevelKey +
-                     "\"] must be one of debug, info, notice, warning, error, critical, alert, emergency");
+      return invalid(
+          std::string("params._meta[\"") + kLogLevelKey +
+          "\"] must be one of debug, info, notice, warning, error, critical, alert, emergency");
     out.log_level = parse_log_level(level->GetString());
   }
   if (const auto* token = field("progressToken")) {

@@ -1,10 +1,10 @@
 #pragma once
 // The per-request `_meta` rules of MCP 2026-07-28, checked in one place before dispatch.
+#include <rapidjson/document.h>
+
 #include <optional>
 #include <string>
 #include <variant>
-
-#include <rapidjson/document.h>
 
 namespace mcpsh::mcp {
 
@@ -14,9 +14,9 @@ const char* log_level_name(LogLevel level);
 
 struct RequestMeta {
   std::string protocol_version;
-  bool legacy = false;  // served under a version negotiated by initialize
-  std::string client_name;                 // from clientInfo, "" if absent
-  std::optional<LogLevel> log_level;       // notifications/message only when set
+  bool legacy = false;                // served under a version negotiated by initialize
+  std::string client_name;            // from clientInfo, "" if absent
+  std::optional<LogLevel> log_level;  // notifications/message only when set
   std::optional<std::string> progress_token_json;  // compact JSON (string or integer)
 };
 

@@ -1,14 +1,14 @@
 #include "mcp/server.h"
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <algorithm>
-#include <deque>
-#include <map>
-
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <deque>
+#include <map>
 
 #include "diagnostics/log.h"
 #include "execution/tool_executor.h"
@@ -111,7 +111,7 @@ struct Server::Impl {
   // The legacy era: set by initialize for the rest of this stdio process.
   std::optional<std::string> legacy_version;
   std::optional<LogLevel> legacy_log_level;  // logging/setLevel
-  std::string legacy_client_name;             // clientInfo.name of initialize, for the audit
+  std::string legacy_client_name;            // clientInfo.name of initialize, for the audit
   std::string legacy_list_result;
 
   Impl(asio::io_context& io_, const discovery::Catalog& catalog, execution::Runner& runner_,
@@ -119,8 +119,9 @@ struct Server::Impl {
       : io(io_),
         runner(runner_),
         options(std::move(options_)),
-        executor(runner_, execution::ExecutorOptions{options.bash, options.warm_per_script, options.limits,
-                                                     [this](std::string w) { log.warning(w); }}),
+        executor(runner_,
+                 execution::ExecutorOptions{options.bash, options.warm_per_script, options.limits,
+                                            [this](std::string w) { log.warning(w); }}),
         send(std::move(send_)),
         log(log_),
         audit(std::move(audit_)),
@@ -204,7 +205,8 @@ struct Server::Impl {
     }
     Request r{*m.id, m.method, m.document, m.params, {}, received};
     auto method = methods.find(r.method);
-    if (method == methods.end()) return reply_error(r, jsonrpc::kMethodNotFound, "Method not found: " + r.method);
+    if (method == methods.end())
+      return reply_error(r, jsonrpc::kMethodNotFound, "Method not found: " + r.method);
     // initialize opens the legacy era; it carries no modern _meta by definition.
     if (r.method == "initialize") return handle_initialize(r);
     // Dual era: a request with modern _meta is served statelessly at any time; one
@@ -219,13 +221,15 @@ struct Server::Impl {
                              std::string(kModernVersions[0]) + "; it exists after initialize)");
     auto meta = read_request_meta(r.params, method->second.require_supported);
     if (auto* error = std::get_if<MetaError>(&meta)) {
-      if (error->code != jsonrpc::kUnsupportedProtocolVersion) return reply_error(r, error->code, error->message);
+      if (error->code != jsonrpc::kUnsupportedProtocolVersion)
+        return reply_error(r, error->code, error->message);
       rapidjson::Document data(rapidjson::kObjectType);
       auto& a = data.GetAllocator();
       data.AddMember("requested", rapidjson::Value(error->requested->c_str(), a), a);
       rapidjson::Value supported(rapidjson::kArrayType);
       for (auto v : kModernVersions)
-        supported.PushBack(rapidjson::Value(v.data(), static_cast<rapidjson::SizeType>(v.size()), a), a);
+        supported.PushBack(
+            rapidjson::Value(v.data(), static_cast<rapidjson::SizeType>(v.size()), a), a);
       data.AddMember("supported", supported, a);
       r.meta.protocol_version = *error->requested;
       return reply_error(r, error->code, error->message, &data);
@@ -263,7 +267,8 @@ struct Server::Impl {
     std::vector<std::string> scripts;
     for (std::size_t i = 0; i < registry.size(); ++i) {
       const auto& entry = registry.at(i).entry;
-      if (entry.implemented && std::find(scripts.begin(), scripts.end(), entry.script) == scripts.end())
+      if (entry.implemented &&
+          std::find(scripts.begin(), scripts.end(), entry.script) == scripts.end())
         scripts.push_back(entry.script);
     }
     executor.warm(scripts);
@@ -299,19 +304,24 @@ struct Server::Impl {
   // else the newest we have (the client then decides whether it can speak that).
   void handle_initialize(Request& r) {
     const rapidjson::Value* params = r.params;
-    auto version = params ? params->FindMember("protocolVersion") : rapidjson::Value::ConstMemberIterator();
+    auto version =
+        params ? params->FindMember("protocolVersion") : rapidjson::Value::ConstMemberIterator();
     if (!params || version == params->MemberEnd() || !version->value.IsString())
-      return reply_error(r, jsonrpc::kInvalidParams, "Invalid params: \"protocolVersion\" (a string) is required");
+      return reply_error(r, jsonrpc::kInvalidParams,
+                         "Invalid params: \"protocolVersion\" (a string) is required");
     std::string asked = version->value.GetString();
     std::string chosen = is_legacy_version(asked) ? asked : std::string(kLegacyVersions[0]);
-    if (auto info = params->FindMember("clientInfo"); info != params->MemberEnd() && info->value.IsObject()) {
+    if (auto info = params->FindMember("clientInfo");
+        info != params->MemberEnd() && info->value.IsObject()) {
       auto name = info->value.FindMember("name");
-      if (name != info->value.MemberEnd() && name->value.IsString()) r.meta.client_name = name->value.GetString();
+      if (name != info->value.MemberEnd() && name->value.IsString())
+        r.meta.client_name = name->value.GetString();
     }
     r.meta.protocol_version = chosen;
     legacy_version = chosen;
     legacy_client_name = r.meta.client_name;
-    legacy_list_result = ServerProfileView::legacy_list_result_json(registry.tools_json_for(chosen));
+    legacy_list_result =
+        ServerProfileView::legacy_list_result_json(registry.tools_json_for(chosen));
     log.info("initialize: client asked for " + asked + ", serving legacy revision " + chosen);
     AuditRecord a = audit_for(r);
     a.outcome = "ok";
@@ -325,9 +335,10 @@ struct Server::Impl {
     auto level = r.params ? r.params->FindMember("level") : rapidjson::Value::ConstMemberIterator();
     if (!r.params || level == r.params->MemberEnd() || !level->value.IsString() ||
         !parse_log_level(level->value.GetString()))
-      return reply_error(r, jsonrpc::kInvalidParams,
-                         "Invalid params: \"level\" must be one of debug, info, notice, warning, error, "
-                         "critical, alert, emergency");
+      return reply_error(
+          r, jsonrpc::kInvalidParams,
+          "Invalid params: \"level\" must be one of debug, info, notice, warning, error, "
+          "critical, alert, emergency");
     legacy_log_level = parse_log_level(level->value.GetString());
     reply_raw(r, "{}");
   }
@@ -337,36 +348,41 @@ struct Server::Impl {
     const rapidjson::Value* params = r.params;
     auto name_it = params ? params->FindMember("name") : rapidjson::Value::ConstMemberIterator();
     if (!params || name_it == params->MemberEnd())
-      return reply_error(r, jsonrpc::kInvalidParams, "Invalid params: \"name\" is required", nullptr, &a);
+      return reply_error(r, jsonrpc::kInvalidParams, "Invalid params: \"name\" is required",
+                         nullptr, &a);
     if (!name_it->value.IsString())
-      return reply_error(r, jsonrpc::kInvalidParams, "Invalid params: \"name\" must be a string", nullptr, &a);
+      return reply_error(r, jsonrpc::kInvalidParams, "Invalid params: \"name\" must be a string",
+                         nullptr, &a);
     std::string name(name_it->value.GetString(), name_it->value.GetStringLength());
     a.tool = name;
     const rapidjson::Value* arguments = nullptr;
     if (auto it = params->FindMember("arguments"); it != params->MemberEnd()) {
       if (!it->value.IsObject())
-        return reply_error(r, jsonrpc::kInvalidParams, "Invalid params: \"arguments\" must be an object",
-                           nullptr, &a);
+        return reply_error(r, jsonrpc::kInvalidParams,
+                           "Invalid params: \"arguments\" must be an object", nullptr, &a);
       arguments = &it->value;
     }
     const RegisteredTool* tool = registry.find(name);
     // The old core's wording, so that migrated clients see the same errors.
-    if (!tool) return reply_error(r, jsonrpc::kInvalidParams, "Tool not found: " + name, nullptr, &a);
+    if (!tool)
+      return reply_error(r, jsonrpc::kInvalidParams, "Tool not found: " + name, nullptr, &a);
     if (!tool->entry.implemented)
-      return reply_error(r, jsonrpc::kInvalidParams,
-                         "Tool not found: " + name + " (advertised, but no function tool_" + name +
-                             " is defined)",
-                         nullptr, &a);
+      return reply_error(
+          r, jsonrpc::kInvalidParams,
+          "Tool not found: " + name + " (advertised, but no function tool_" + name + " is defined)",
+          nullptr, &a);
     if (calls.count(r.id))
-      return reply_error(r, jsonrpc::kInvalidRequest,
-                         "Invalid Request: id " + r.id.json + " is already in use by a call in progress",
-                         nullptr, &a);
+      return reply_error(
+          r, jsonrpc::kInvalidRequest,
+          "Invalid Request: id " + r.id.json + " is already in use by a call in progress", nullptr,
+          &a);
 
     auto call = std::make_shared<Call>();
     call->tool = tool;
     if (arguments) {
       call->arguments_json = jsonrpc::to_json(*arguments);
-      for (const auto& member : arguments->GetObject()) call->argument_names.emplace_back(member.name.GetString());
+      for (const auto& member : arguments->GetObject())
+        call->argument_names.emplace_back(member.name.GetString());
     } else {
       call->arguments_json = "{}";
     }
@@ -375,7 +391,8 @@ struct Server::Impl {
       auto violations = tool->input->validate(arguments ? *arguments : kEmpty);
       if (!violations.empty()) {
         ShapedResult shaped = error_result(
-            "Invalid arguments for tool '" + name + "':\n" + schema::describe(violations), "invalid_arguments");
+            "Invalid arguments for tool '" + name + "':\n" + schema::describe(violations),
+            "invalid_arguments");
         call->request = std::move(r);
         return send_call_result(*call, shaped, nullptr);
       }
@@ -401,8 +418,8 @@ struct Server::Impl {
 
   void start(const std::shared_ptr<Call>& call) {
     ++running;
-    execution::ToolLaunch launch{call->tool->entry.script, call->tool->entry.name, call->arguments_json,
-                                 call->limits};
+    execution::ToolLaunch launch{call->tool->entry.script, call->tool->entry.name,
+                                 call->arguments_json, call->limits};
     execution::RunCallbacks callbacks;
     std::weak_ptr<Call> weak = call;
     callbacks.on_done = [this, call](execution::Outcome o) { finished(call, std::move(o)); };
@@ -413,7 +430,8 @@ struct Server::Impl {
     callbacks.on_stderr_line = [this, tag](std::string line) { log.info(tag + line); };
     call->last_report = Clock::now();
     call->run = executor.run(launch, std::move(callbacks));
-    if (call->request.meta.progress_token_json && options.heartbeat.count() > 0) arm_heartbeat(call);
+    if (call->request.meta.progress_token_json && options.heartbeat.count() > 0)
+      arm_heartbeat(call);
   }
 
   void arm_heartbeat(const std::shared_ptr<Call>& call) {
@@ -426,14 +444,16 @@ struct Server::Impl {
         double next = c->progress_sent ? c->last_progress + 0.001 : 0;
         std::optional<double> total = c->last_total;
         if (total && next > *total) total.reset();
-        send_progress(*c, next, total,
-                      "still running (" + std::to_string(since(c->request.received).count() / 1000) + " s)");
+        send_progress(
+            *c, next, total,
+            "still running (" + std::to_string(since(c->request.received).count() / 1000) + " s)");
       }
       arm_heartbeat(c);
     });
   }
 
-  void send_progress(Call& call, double progress, std::optional<double> total, const std::string& message) {
+  void send_progress(Call& call, double progress, std::optional<double> total,
+                     const std::string& message) {
     rapidjson::Document params(rapidjson::kObjectType);
     auto& a = params.GetAllocator();
     rapidjson::Document token;
@@ -455,7 +475,8 @@ struct Server::Impl {
     if (fields[0] == "progress" && fields.size() >= 2) {
       if (!call.request.meta.progress_token_json) return;  // the client did not ask
       auto progress = parse_number(fields[1]);
-      if (!progress) return log.warning(tag + "mcp_progress needs a number, got \"" + fields[1] + "\"");
+      if (!progress)
+        return log.warning(tag + "mcp_progress needs a number, got \"" + fields[1] + "\"");
       if (call.progress_sent && *progress <= call.last_progress) {
         call.last_report = Clock::now();
         return;  // progress must increase; a repeat still shows the tool is alive
@@ -474,8 +495,9 @@ struct Server::Impl {
         params.AddMember("data", rapidjson::Value(text.c_str(), a), a);
         emit(jsonrpc::notification_line("notifications/message", params));
       } else {
-        log.write(level >= LogLevel::kWarning ? diagnostics::Level::kWarning : diagnostics::Level::kInfo,
-                  tag + log_level_name(level) + ": " + text);
+        log.write(
+            level >= LogLevel::kWarning ? diagnostics::Level::kWarning : diagnostics::Level::kInfo,
+            tag + log_level_name(level) + ": " + text);
       }
     }
   }

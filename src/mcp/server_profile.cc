@@ -18,9 +18,11 @@ std::string quote(const std::string& text) {
 
 ServerProfileView::ServerProfileView(const std::optional<discovery::ServerProfile>& p) {
   server_info_ = p && p->server_info ? *p->server_info
-                                     : std::string(R"({"name":"mcp-shell-host","version":")") + MCPSH_VERSION + "\"}";
+                                     : std::string(R"({"name":"mcp-shell-host","version":")") +
+                                           MCPSH_VERSION + "\"}";
   // Logging: tools' log lines become notifications/message when a request asks for them.
-  capabilities_ = p && p->capabilities ? *p->capabilities : R"({"tools":{"listChanged":false},"logging":{}})";
+  capabilities_ =
+      p && p->capabilities ? *p->capabilities : R"({"tools":{"listChanged":false},"logging":{}})";
   if (p) instructions_ = p->instructions;
   ttl_ms_ = p && p->ttl_ms ? *p->ttl_ms : kDefaultTtlMs;
   cache_scope_ = p && p->cache_scope ? *p->cache_scope : kDefaultCacheScope;
@@ -28,7 +30,8 @@ ServerProfileView::ServerProfileView(const std::optional<discovery::ServerProfil
 
 std::string ServerProfileView::discover_result_json() const {
   std::string versions;
-  for (auto v : kModernVersions) versions += (versions.empty() ? "\"" : ",\"") + std::string(v) + "\"";
+  for (auto v : kModernVersions)
+    versions += (versions.empty() ? "\"" : ",\"") + std::string(v) + "\"";
   std::string out = R"({"resultType":"complete","supportedVersions":[)" + versions +
                     R"(],"capabilities":)" + capabilities_;
   if (instructions_) out += R"(,"instructions":)" + quote(*instructions_);
@@ -38,9 +41,9 @@ std::string ServerProfileView::discover_result_json() const {
 }
 
 std::string ServerProfileView::list_result_json(const std::string& tools_json) const {
-  return R"({"resultType":"complete","tools":)" + tools_json + R"(,"ttlMs":)" + std::to_string(ttl_ms_) +
-         R"(,"cacheScope":")" + cache_scope_ + R"(","_meta":{"io.modelcontextprotocol/serverInfo":)" +
-         server_info_ + "}}";
+  return R"({"resultType":"complete","tools":)" + tools_json + R"(,"ttlMs":)" +
+         std::to_string(ttl_ms_) + R"(,"cacheScope":")" + cache_scope_ +
+         R"(","_meta":{"io.modelcontextprotocol/serverInfo":)" + server_info_ + "}}";
 }
 
 std::string ServerProfileView::initialize_result_json(std::string_view version) const {

@@ -2,10 +2,10 @@
 // Who the server says it is: serverInfo, capabilities, instructions and cache hints, from
 // an old-core config file when there is one, else the host's own defaults. Renders the
 // results that never change (discover, tools/list) once, and completes the others.
+#include <rapidjson/document.h>
+
 #include <optional>
 #include <string>
-
-#include <rapidjson/document.h>
 
 #include "discovery/catalog.h"
 

@@ -17,7 +17,8 @@ void set_text(ShapedResult& r, const std::string& text) {
   auto& a = r.result.GetAllocator();
   rapidjson::Value content(rapidjson::kArrayType), block(rapidjson::kObjectType);
   block.AddMember("type", "text", a);
-  block.AddMember("text", rapidjson::Value(text.c_str(), static_cast<rapidjson::SizeType>(text.size()), a), a);
+  block.AddMember(
+      "text", rapidjson::Value(text.c_str(), static_cast<rapidjson::SizeType>(text.size()), a), a);
   content.PushBack(block, a);
   r.result.AddMember("content", content, a);
   if (r.is_error) r.result.AddMember("isError", true, a);
@@ -128,11 +129,10 @@ ShapedResult shape_tool_result(const std::string& tool, const execution::Outcome
     // The tool promised structured output: it must be JSON that conforms, or the model
     // gets an error instead of content that lies about its shape.
     if (o.stdout_truncated()) {
-      return error_result(name + " printed " + human_bytes(o.stdout_total) +
-                              " of output, more than the limit of " +
-                              human_bytes(limits.max_stdout) +
-                              ", so its structured output could not be read.",
-                          "output_invalid+truncated");
+      return error_result(
+          name + " printed " + human_bytes(o.stdout_total) + " of output, more than the limit of " +
+              human_bytes(limits.max_stdout) + ", so its structured output could not be read.",
+          "output_invalid+truncated");
     }
     // Parsing, validating and writing it back recurse per level: refuse deep JSON first.
     if (jsonrpc::nesting_depth(out) > jsonrpc::kMaxNesting)

@@ -2,10 +2,10 @@
 // Shapes a finished tool run into the fields of a CallToolResult: the error class of the
 // founding decision lives here. A tool's failure is an isError result whose text tells
 // the model what happened and what it can do; it is never a JSON-RPC error.
+#include <rapidjson/document.h>
+
 #include <optional>
 #include <string>
-
-#include <rapidjson/document.h>
 
 #include "execution/launch_spec.h"
 #include "execution/outcome.h"

@@ -123,7 +123,8 @@ void LineWriter::write(std::string line) {
 
 void LineWriter::flush() {
   std::unique_lock lock(state_->mutex);
-  state_->changed.wait(lock, [&] { return state_->closed || (state_->queue.empty() && !state_->writing); });
+  state_->changed.wait(
+      lock, [&] { return state_->closed || (state_->queue.empty() && !state_->writing); });
 }
 
 std::size_t LineWriter::bytes_written() const { return state_->written; }

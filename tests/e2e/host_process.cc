@@ -27,7 +27,8 @@ std::string fixture(const std::string& name) { return source_dir() + "/tests/fix
 
 HostProcess::HostProcess(const std::vector<std::string>& args, HostOptions options) {
   int in[2], out[2];
-  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe2");
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
+    throw std::runtime_error("pipe2");
   char path[] = "/tmp/mcpsh-test-stderr-XXXXXX";
   int err = ::mkstemp(path);
   if (err < 0) throw std::runtime_error("mkstemp");
@@ -102,7 +103,8 @@ std::optional<std::string> HostProcess::read_line(std::chrono::milliseconds time
   }
 }
 
-std::vector<std::string> HostProcess::read_lines(std::size_t count, std::chrono::milliseconds timeout) {
+std::vector<std::string> HostProcess::read_lines(std::size_t count,
+                                                 std::chrono::milliseconds timeout) {
   auto deadline = Clock::now() + timeout;
   std::vector<std::string> lines;
   while (lines.size() < count) {
@@ -164,15 +166,16 @@ std::string modern_meta(const std::string& extra) {
          (extra.empty() ? "" : "," + extra) + "}";
 }
 
-std::string request(const std::string& id_json, const std::string& method, const std::string& params,
-                    const std::string& extra_meta) {
+std::string request(const std::string& id_json, const std::string& method,
+                    const std::string& params, const std::string& extra_meta) {
   return R"({"jsonrpc":"2.0","id":)" + id_json + R"(,"method":")" + method + R"(","params":{)" +
          (params.empty() ? "" : params + ",") + modern_meta(extra_meta) + "}}";
 }
 
-std::string call_request(const std::string& id_json, const std::string& tool, const std::string& arguments_json,
-                         const std::string& extra_meta) {
-  return request(id_json, "tools/call", R"("name":")" + tool + R"(","arguments":)" + arguments_json, extra_meta);
+std::string call_request(const std::string& id_json, const std::string& tool,
+                         const std::string& arguments_json, const std::string& extra_meta) {
+  return request(id_json, "tools/call", R"("name":")" + tool + R"(","arguments":)" + arguments_json,
+                 extra_meta);
 }
 
 rapidjson::Document parse(const std::string& line) {

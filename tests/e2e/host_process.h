@@ -5,6 +5,7 @@
 // pipes, stderr into a temporary file. send() writes a line; read_line() waits for one
 // (with a timeout, so a hung host fails the test instead of hanging it). The destructor
 // kills the host if it is still running.
+#include <rapidjson/document.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -12,15 +13,13 @@
 #include <string>
 #include <vector>
 
-#include <rapidjson/document.h>
-
 namespace mcpsh::testing {
 
 using namespace std::chrono_literals;
 
 struct HostOptions {
   std::vector<std::pair<std::string, std::string>> env;  // added to the environment
-  std::string cwd;                                        // "" = the test's cwd
+  std::string cwd;                                       // "" = the test's cwd
 };
 
 class HostProcess {
@@ -30,8 +29,8 @@ class HostProcess {
   HostProcess(const HostProcess&) = delete;
   HostProcess& operator=(const HostProcess&) = delete;
 
-  void send(const std::string& line);        // line + '\n'
-  void send_raw(const std::string& bytes);   // exactly these bytes
+  void send(const std::string& line);       // line + '\n'
+  void send_raw(const std::string& bytes);  // exactly these bytes
   // The next stdout line (without '\n'), or nullopt on timeout or EOF.
   std::optional<std::string> read_line(std::chrono::milliseconds timeout = 10s);
   // Reads lines until `count` have been read or the timeout passes.
@@ -57,7 +56,7 @@ class HostProcess {
 
 // Binary and folders known at build time.
 std::string binary_path();
-std::string source_dir();  // the repository root
+std::string source_dir();                      // the repository root
 std::string fixture(const std::string& name);  // tests/fixtures/<name>
 
 // A request line with the modern _meta. `params` is the rest of the params object's
@@ -66,7 +65,8 @@ std::string request(const std::string& id_json, const std::string& method,
                     const std::string& params = "", const std::string& extra_meta = "");
 std::string modern_meta(const std::string& extra = "");
 std::string call_request(const std::string& id_json, const std::string& tool,
-                         const std::string& arguments_json = "{}", const std::string& extra_meta = "");
+                         const std::string& arguments_json = "{}",
+                         const std::string& extra_meta = "");
 
 rapidjson::Document parse(const std::string& line);
 // The text of content[0] of a result response.
@@ -76,7 +76,8 @@ bool is_error_result(const rapidjson::Document& response);
 // Processes whose command line contains `needle` (e.g. a unique marker); from /proc.
 std::vector<pid_t> processes_matching(const std::string& needle);
 // Waits until no process matches, up to the timeout; returns the survivors.
-std::vector<pid_t> wait_no_processes(const std::string& needle, std::chrono::milliseconds timeout = 5s);
+std::vector<pid_t> wait_no_processes(const std::string& needle,
+                                     std::chrono::milliseconds timeout = 5s);
 // Number of open descriptors of a process.
 int open_fd_count(pid_t pid);
 

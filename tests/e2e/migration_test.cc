@@ -1,13 +1,12 @@
 // Migration: a server written for the old pure-bash core, served unchanged, answers as
 // the old core did (goldens recorded from it), except where the old core was wrong.
 #include <gtest/gtest.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
-
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include "host_process.h"
 
@@ -34,7 +33,8 @@ std::string compact(const rapidjson::Value& v) {
 }
 
 // Runs the session; returns responses by id.
-std::map<int, rapidjson::Document> serve_session(const std::vector<std::string>& args, HostOptions options) {
+std::map<int, rapidjson::Document> serve_session(const std::vector<std::string>& args,
+                                                 HostOptions options) {
   auto requests = lines_of(fixture("migration/requests.jsonl"));
   HostProcess host(args, options);
   for (const auto& r : requests) host.send(r);
@@ -43,7 +43,8 @@ std::map<int, rapidjson::Document> serve_session(const std::vector<std::string>&
   while (auto line = host.read_line(20s)) {
     rapidjson::Document d = parse(*line);
     EXPECT_TRUE(d.IsObject()) << "not a JSON object on stdout: " << *line;
-    if (d.IsObject() && d.HasMember("id") && d["id"].IsInt()) by_id[d["id"].GetInt()] = std::move(d);
+    if (d.IsObject() && d.HasMember("id") && d["id"].IsInt())
+      by_id[d["id"].GetInt()] = std::move(d);
   }
   EXPECT_EQ(host.wait_exit().value_or(-1), 0);
   return by_id;
@@ -53,7 +54,8 @@ class Migration : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!fs::exists(cinema_dir() + "/cinema.sh"))
-      GTEST_SKIP() << "the old-core fixture is not here (" << cinema_dir() << "); skipping migration tests";
+      GTEST_SKIP() << "the old-core fixture is not here (" << cinema_dir()
+                   << "); skipping migration tests";
     for (const auto& line : lines_of(fixture("migration/oldcore-responses.jsonl"))) {
       rapidjson::Document d = parse(line);
       expected_[d["id"].GetInt()] = std::move(d);
@@ -82,12 +84,15 @@ TEST_F(Migration, EveryResponseMatchesTheOldCoreExceptItsBugs) {
         // Old-core bug: arguments that violate inputSchema reached the tool. Now they are
         // rejected before it runs, still as an isError result the model can act on.
         EXPECT_TRUE(is_error_result(have));
-        EXPECT_NE(result_text(have).find("Invalid arguments for tool 'reserve_seats'"), std::string::npos);
+        EXPECT_NE(result_text(have).find("Invalid arguments for tool 'reserve_seats'"),
+                  std::string::npos);
         break;
       case 8:
         // Same code and opening words; the message says why the advertised tool is missing.
         EXPECT_EQ(have["error"]["code"].GetInt(), want["error"]["code"].GetInt());
-        EXPECT_EQ(std::string(have["error"]["message"].GetString()).rfind(want["error"]["message"].GetString(), 0), 0u);
+        EXPECT_EQ(std::string(have["error"]["message"].GetString())
+                      .rfind(want["error"]["message"].GetString(), 0),
+                  0u);
         break;
       default:
         EXPECT_TRUE(have == want) << "want " << compact(want) << "\nhave " << compact(have);
