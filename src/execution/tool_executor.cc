@@ -243,10 +243,4 @@ void ToolExecutor::retire_warm() {
   for (auto& [script, pool] : impl_->pools) impl_->retire(pool);
 }
 
-std::size_t ToolExecutor::warm_count() const {
-  std::size_t n = 0;
-  for (const auto& [s, pool] : impl_->pools) n += pool.ready.size();
-  return n;
-}
-
 }  // namespace mcpsh::execution

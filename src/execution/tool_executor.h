@@ -48,7 +48,6 @@ class ToolExecutor {
   void cancel(RunId id);
   // Lets every warm process exit (their fd 3 is closed; they have no call to run).
   void retire_warm();
-  std::size_t warm_count() const;
 
  private:
   struct Impl;

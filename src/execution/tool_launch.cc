@@ -2,9 +2,13 @@
 
 namespace mcpsh::execution {
 
+namespace {
+
 // Kept in one string so that a call costs one exec of bash and nothing else. The helper
 // functions are defined before the script is sourced, so a script may replace them.
 // `read ... || exit 0`: fd 3 closed without a call means the host no longer needs us.
+// The channel protocol on fd 4, one line per message: "progress\t<n>\t<total>\t<message>"
+// and "log\t<level>\t<message>" (see mcp_progress and mcp_log below).
 const char* tool_bootstrap() {
   return R"BASH(__mcp_script=$1
 set --
@@ -30,6 +34,8 @@ IFS= read -r -d '' __mcp_args <"$__mcp_args"
 "tool_$__mcp_tool" "$__mcp_args"
 )BASH";
 }
+
+}  // namespace
 
 LaunchSpec make_tool_launch(const std::string& bash, const std::string& script,
                             const Limits& limits) {

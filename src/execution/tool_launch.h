@@ -24,8 +24,4 @@ struct ToolLaunch {
 LaunchSpec make_tool_launch(const std::string& bash, const std::string& script,
                             const Limits& limits);
 
-// The channel protocol on fd 4, one line per message (see the bootstrap's mcp_progress
-// and mcp_log): "progress\t<n>\t<total>\t<message>" and "log\t<level>\t<message>".
-const char* tool_bootstrap();
-
 }  // namespace mcpsh::execution

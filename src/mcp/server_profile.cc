@@ -26,6 +26,7 @@ ServerProfileView::ServerProfileView(const std::optional<discovery::ServerProfil
   if (p) instructions_ = p->instructions;
   ttl_ms_ = p && p->ttl_ms ? *p->ttl_ms : kDefaultTtlMs;
   cache_scope_ = p && p->cache_scope ? *p->cache_scope : kDefaultCacheScope;
+  server_info_value_.Parse(server_info_.c_str(), server_info_.size());
 }
 
 std::string ServerProfileView::discover_result_json() const {
@@ -61,10 +62,8 @@ void ServerProfileView::complete(rapidjson::Document& result, bool legacy) const
   if (legacy) return;
   auto& a = result.GetAllocator();
   result.AddMember("resultType", "complete", a);
-  rapidjson::Document info;
-  info.Parse(server_info_.c_str(), server_info_.size());
   rapidjson::Value meta(rapidjson::kObjectType);
-  meta.AddMember("io.modelcontextprotocol/serverInfo", rapidjson::Value(info, a), a);
+  meta.AddMember("io.modelcontextprotocol/serverInfo", rapidjson::Value(server_info_value_, a), a);
   result.AddMember("_meta", meta, a);
 }
 

@@ -27,11 +27,11 @@ class ServerProfileView {
   // Modern: adds resultType "complete" and _meta.serverInfo to a result object. Legacy
   // results carry neither (their revisions do not define them).
   void complete(rapidjson::Document& result, bool legacy) const;
-  const std::string& server_info_json() const { return server_info_; }
 
  private:
-  std::string server_info_;   // JSON object
-  std::string capabilities_;  // JSON object
+  std::string server_info_;                // JSON object
+  rapidjson::Document server_info_value_;  // the same, parsed once for complete()
+  std::string capabilities_;               // JSON object
   std::optional<std::string> instructions_;
   std::int64_t ttl_ms_;
   std::string cache_scope_;

@@ -61,13 +61,6 @@ std::string_view trim_trailing_newlines(std::string_view t) {
   return t;
 }
 
-std::string_view utf8_prefix(std::string_view text, std::size_t max) {
-  if (text.size() <= max) return text;
-  std::size_t cut = max;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return text.substr(0, cut);
-}
-
 std::string human_bytes(std::uint64_t n) {
   char buf[64];
   if (n < 1024) return std::to_string(n) + (n == 1 ? " byte" : " bytes");

@@ -13,9 +13,6 @@ std::string valid_utf8(std::string_view bytes);
 // Removes trailing '\n' characters, exactly as the shell's $(...) does.
 std::string_view trim_trailing_newlines(std::string_view text);
 
-// Cuts at most `max` bytes without splitting a UTF-8 sequence.
-std::string_view utf8_prefix(std::string_view text, std::size_t max);
-
 // "1.5 MiB", "312 bytes".
 std::string human_bytes(std::uint64_t n);
 

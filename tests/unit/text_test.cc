@@ -101,16 +101,6 @@ TEST(TrimTrailingNewlines, KeepsInnerBlankLinesAndOtherWhitespace) {
   EXPECT_EQ(trim_trailing_newlines("tail  \n"), "tail  ");
 }
 
-TEST(Utf8Prefix, NeverSplitsASequence) {
-  std::string text = "a\xE2\x82\xAC";  // 'a' + euro sign (3 bytes)
-  EXPECT_EQ(utf8_prefix(text, 10), text);
-  EXPECT_EQ(utf8_prefix(text, 4), text);
-  EXPECT_EQ(utf8_prefix(text, 3), "a");
-  EXPECT_EQ(utf8_prefix(text, 2), "a");
-  EXPECT_EQ(utf8_prefix(text, 1), "a");
-  EXPECT_EQ(utf8_prefix(text, 0), "");
-}
-
 TEST(HumanBytes, ReadableUnits) {
   EXPECT_EQ(human_bytes(1), "1 byte");
   EXPECT_EQ(human_bytes(312), "312 bytes");
