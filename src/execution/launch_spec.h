@@ -28,6 +28,9 @@ struct LaunchSpec {
   // -1. The runner owns it from the call to start() on: the child gets it as fd 3 and the
   // runner closes its own copy, also when the launch fails.
   int fd3 = -1;
+  // Likewise for the child's fd 5 (ToolExecutor: the memfd a call's arguments are
+  // written to, so that a tool never opens another process's descriptor to get them).
+  int fd5 = -1;
   // When true the child gets a pipe on fd 4 whose lines reach on_channel_line.
   bool channel = false;
   Limits limits;

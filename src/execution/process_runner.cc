@@ -55,7 +55,7 @@ constexpr int kChildFdFloor = 10;
 // Runs in the child between fork and exec: only async-signal-safe calls.
 struct ChildSetup : bp::extend::handler {
   pid_t parent = -1;
-  int devnull = -1, out = -1, err = -1, payload = -1, channel = -1;
+  int devnull = -1, out = -1, err = -1, payload = -1, channel = -1, extra = -1;
   std::optional<std::uint64_t> cpu_seconds, memory_bytes;
 
   template <class Executor>
@@ -79,11 +79,13 @@ struct ChildSetup : bp::extend::handler {
     ::dup2(err, 2);
     if (payload >= 0) ::dup2(payload, 3);
     if (channel >= 0) ::dup2(channel, 4);
+    if (extra >= 0) ::dup2(extra, 5);
     // Anything else open in the host without close-on-exec (descriptors our own client
     // leaked into us, a library's) must not reach the tool either.
     if (payload < 0) ::fcntl(3, F_SETFD, FD_CLOEXEC);
     if (channel < 0) ::fcntl(4, F_SETFD, FD_CLOEXEC);
-    ::close_range(5, ~0U, CLOSE_RANGE_CLOEXEC);
+    if (extra < 0) ::fcntl(5, F_SETFD, FD_CLOEXEC);
+    ::close_range(6, ~0U, CLOSE_RANGE_CLOEXEC);
     if (cpu_seconds) {
       // SIGXCPU at the soft limit, SIGKILL one second later if it is caught.
       rlimit r{static_cast<rlim_t>(*cpu_seconds), static_cast<rlim_t>(*cpu_seconds + 1)};
@@ -357,7 +359,7 @@ struct ProcessRunner::Impl {
   }
 
   RunId start(const LaunchSpec& spec, RunCallbacks callbacks) {
-    FdGuard given_fd3(spec.fd3);  // ours now, whatever happens below
+    FdGuard given_fd3(spec.fd3), given_fd5(spec.fd5);  // ours now, whatever happens below
     RunId id = next_id++;
     auto run = std::make_shared<Run>(spec.limits);
     run->id = id;
@@ -373,10 +375,14 @@ struct ProcessRunner::Impl {
       FdGuard c_out = lift(out.write.fd, kChildFdFloor), c_err = lift(err.write.fd, kChildFdFloor);
       out.write.reset();
       err.write.reset();
-      FdGuard c_payload, c_chan;
+      FdGuard c_payload, c_chan, c_extra;
       if (given_fd3.fd >= 0) {
         c_payload = lift(given_fd3.fd, kChildFdFloor);
         given_fd3.reset();
+      }
+      if (given_fd5.fd >= 0) {
+        c_extra = lift(given_fd5.fd, kChildFdFloor);
+        given_fd5.reset();
       }
       if (chan) {
         c_chan = lift(chan->write.fd, kChildFdFloor);
@@ -390,6 +396,7 @@ struct ProcessRunner::Impl {
       setup.err = c_err.fd;
       setup.payload = c_payload.fd;
       setup.channel = c_chan.fd;
+      setup.extra = c_extra.fd;
       setup.cpu_seconds = spec.limits.cpu_seconds;
       setup.memory_bytes = spec.limits.memory_bytes;
 

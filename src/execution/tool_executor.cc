@@ -232,11 +232,23 @@ void ToolExecutor::warm(const std::vector<std::string>& scripts) {
   }
 }
 
-RunId ToolExecutor::run(const ToolLaunch& launch, RunCallbacks callbacks) {
-  return impl_->run(launch, std::move(callbacks));
+RunId ToolExecutor::run(const ToolLaunch& launch, CallCallbacks callbacks) {
+  RunCallbacks raw;
+  raw.on_done = std::move(callbacks.on_done);
+  raw.on_stderr_line = std::move(callbacks.on_stderr_line);
+  if (callbacks.on_event)
+    raw.on_channel_line = [on_event = std::move(callbacks.on_event)](std::string line) {
+      if (auto event = parse_channel_line(line)) on_event(std::move(*event));
+    };
+  return impl_->run(launch, std::move(raw));
 }
 
 void ToolExecutor::cancel(RunId id) { impl_->runner.cancel(id); }
+
+void ToolExecutor::terminate_all(std::chrono::milliseconds grace) {
+  retire_warm();
+  impl_->runner.terminate_all(grace);
+}
 
 void ToolExecutor::retire_warm() {
   impl_->retiring = true;

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "execution/call_runner.h"
 #include "execution/runner.h"
 #include "execution/tool_launch.h"
 
@@ -34,20 +35,21 @@ struct ExecutorOptions {
   std::function<void(std::string)> on_warning;  // e.g. "script X: warm process died"
 };
 
-class ToolExecutor {
+class ToolExecutor final : public CallRunner {
  public:
   ToolExecutor(Runner& runner, ExecutorOptions options);
-  ~ToolExecutor();
+  ~ToolExecutor() override;
   ToolExecutor(const ToolExecutor&) = delete;
   ToolExecutor& operator=(const ToolExecutor&) = delete;
 
   // Starts warm processes for these scripts (no-op when warm_per_script is 0).
-  void warm(const std::vector<std::string>& scripts);
-  // Runs one call; callbacks as for Runner::start. Returns the id to cancel it with.
-  RunId run(const ToolLaunch& launch, RunCallbacks callbacks);
-  void cancel(RunId id);
+  void warm(const std::vector<std::string>& scripts) override;
+  // Runs one call (see CallRunner). Returns the id to cancel it with.
+  RunId run(const ToolLaunch& launch, CallCallbacks callbacks) override;
+  void cancel(RunId id) override;
+  void terminate_all(std::chrono::milliseconds grace) override;
   // Lets every warm process exit (their fd 3 is closed; they have no call to run).
-  void retire_warm();
+  void retire_warm() override;
 
  private:
   struct Impl;

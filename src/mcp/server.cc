@@ -35,28 +35,6 @@ std::chrono::milliseconds since(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t);
 }
 
-// Splits "progress\t<n>\t<total>\t<message>" / "log\t<level>\t<message>".
-std::vector<std::string> split_tabs(const std::string& line, std::size_t max_fields) {
-  std::vector<std::string> fields;
-  std::size_t start = 0;
-  while (fields.size() + 1 < max_fields) {
-    auto tab = line.find('\t', start);
-    if (tab == std::string::npos) break;
-    fields.push_back(line.substr(start, tab - start));
-    start = tab + 1;
-  }
-  fields.push_back(line.substr(start));
-  return fields;
-}
-
-std::optional<double> parse_number(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (*end != '\0' || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
 }  // namespace
 
 struct Server::Impl {
@@ -108,6 +86,7 @@ struct Server::Impl {
   std::deque<std::shared_ptr<Call>> queue;
   std::size_t running = 0;
   std::function<void()> on_idle;
+  std::function<void()> on_dequeue;
   // The legacy era: set by initialize for the rest of this stdio process.
   std::optional<std::string> legacy_version;
   std::optional<LogLevel> legacy_log_level;  // logging/setLevel
@@ -413,6 +392,7 @@ struct Server::Impl {
       auto call = queue.front();
       queue.pop_front();
       start(call);
+      if (on_dequeue) on_dequeue();
     }
   }
 
@@ -420,11 +400,11 @@ struct Server::Impl {
     ++running;
     execution::ToolLaunch launch{call->tool->entry.script, call->tool->entry.name,
                                  call->arguments_json, call->limits};
-    execution::RunCallbacks callbacks;
+    execution::CallCallbacks callbacks;
     std::weak_ptr<Call> weak = call;
     callbacks.on_done = [this, call](execution::Outcome o) { finished(call, std::move(o)); };
-    callbacks.on_channel_line = [this, weak](std::string line) {
-      if (auto c = weak.lock()) on_channel(*c, line);
+    callbacks.on_event = [this, weak](execution::ChannelEvent event) {
+      if (auto c = weak.lock()) on_channel(*c, event);
     };
     const std::string tag = "[" + call->request.id.json + " " + call->tool->entry.name + "] ";
     callbacks.on_stderr_line = [this, tag](std::string line) { log.info(tag + line); };
@@ -468,36 +448,32 @@ struct Server::Impl {
     emit(jsonrpc::notification_line("notifications/progress", params));
   }
 
-  void on_channel(Call& call, const std::string& line) {
+  void on_channel(Call& call, const execution::ChannelEvent& event) {
     if (call.cancelled || !calls.count(call.request.id)) return;
-    auto fields = split_tabs(line, 4);
     const std::string tag = "[" + call.request.id.json + " " + call.tool->entry.name + "] ";
-    if (fields[0] == "progress" && fields.size() >= 2) {
+    if (auto* bad = std::get_if<execution::MalformedEvent>(&event)) {
+      log.warning(tag + bad->why);
+    } else if (auto* p = std::get_if<execution::ProgressEvent>(&event)) {
       if (!call.request.meta.progress_token_json) return;  // the client did not ask
-      auto progress = parse_number(fields[1]);
-      if (!progress)
-        return log.warning(tag + "mcp_progress needs a number, got \"" + fields[1] + "\"");
-      if (call.progress_sent && *progress <= call.last_progress) {
+      if (call.progress_sent && p->progress <= call.last_progress) {
         call.last_report = Clock::now();
         return;  // progress must increase; a repeat still shows the tool is alive
       }
-      std::optional<double> total = fields.size() >= 3 ? parse_number(fields[2]) : std::nullopt;
-      call.last_total = total;
-      send_progress(call, *progress, total, fields.size() >= 4 ? fields[3] : "");
-    } else if (fields[0] == "log" && fields.size() >= 2) {
-      auto level = parse_log_level(fields[1]).value_or(LogLevel::kInfo);
-      std::string text = fields.size() >= 3 ? fields[2] : "";
+      call.last_total = p->total;
+      send_progress(call, p->progress, p->total, p->message);
+    } else if (auto* l = std::get_if<execution::LogEvent>(&event)) {
+      auto level = parse_log_level(l->level).value_or(LogLevel::kInfo);
       if (call.request.meta.log_level && level >= *call.request.meta.log_level) {
         rapidjson::Document params(rapidjson::kObjectType);
         auto& a = params.GetAllocator();
         params.AddMember("level", rapidjson::StringRef(log_level_name(level)), a);
         params.AddMember("logger", rapidjson::Value(call.tool->entry.name.c_str(), a), a);
-        params.AddMember("data", rapidjson::Value(text.c_str(), a), a);
+        params.AddMember("data", rapidjson::Value(l->message.c_str(), a), a);
         emit(jsonrpc::notification_line("notifications/message", params));
       } else {
         log.write(
             level >= LogLevel::kWarning ? diagnostics::Level::kWarning : diagnostics::Level::kInfo,
-            tag + log_level_name(level) + ": " + text);
+            tag + log_level_name(level) + ": " + l->message);
       }
     }
   }
@@ -557,24 +533,25 @@ struct Server::Impl {
     auto call = it->second;
     call->cancelled = true;
     if (call->run) {
-      runner.cancel(*call->run);  // finished() runs when the group is gone
+      executor.cancel(*call->run);  // finished() runs when the group is gone
       return;
     }
     calls.erase(it);
     std::erase(queue, call);
     audit_unanswered(*call, "cancelled");
+    if (on_dequeue) on_dequeue();
     if (calls.empty() && on_idle) on_idle();
   }
 
   void stop_all(std::chrono::milliseconds grace) {
-    executor.retire_warm();
     for (auto& [id, call] : calls) call->cancelled = true;
     for (auto& call : queue) {  // never started: nothing to wait for
       calls.erase(call->request.id);
       audit_unanswered(*call, "shutdown");
     }
     queue.clear();
-    runner.terminate_all(grace);
+    if (on_dequeue) on_dequeue();
+    executor.terminate_all(grace);
     if (calls.empty() && on_idle) on_idle();
   }
 };
@@ -596,6 +573,10 @@ void Server::on_oversized_line(std::size_t size) {
 
 std::size_t Server::in_flight() const { return impl_->calls.size(); }
 void Server::set_on_idle(std::function<void()> on_idle) { impl_->on_idle = std::move(on_idle); }
+std::size_t Server::queued() const { return impl_->queue.size(); }
+void Server::set_on_dequeue(std::function<void()> on_dequeue) {
+  impl_->on_dequeue = std::move(on_dequeue);
+}
 void Server::stop_all(std::chrono::milliseconds grace) { impl_->stop_all(grace); }
 void Server::input_closed() { impl_->executor.retire_warm(); }
 

@@ -75,6 +75,11 @@ class Server {
   std::size_t in_flight() const;
   // Called whenever in_flight() drops to zero.
   void set_on_idle(std::function<void()> on_idle);
+  // Calls waiting for a concurrency slot (not yet started). A transport stops reading
+  // while this is at its bound (backpressure) and resumes from on_dequeue.
+  std::size_t queued() const;
+  // Called whenever a queued call leaves the queue (started, cancelled or dropped).
+  void set_on_dequeue(std::function<void()> on_dequeue);
   // Drops queued calls and terminates running ones; nothing more is sent for them.
   void stop_all(std::chrono::milliseconds grace);
   // Enables ready bash processes (serve only; list/call/check run one request). They

@@ -1,0 +1,45 @@
+#pragma once
+// CallRunner: what the protocol unit needs to run tool calls. ToolExecutor is the real
+// one (bash processes through a Runner); protocol and scheduler tests use a fake.
+//
+// Contract:
+//  - run() never calls back from inside itself; on_done is called exactly once, later, on
+//    the io_context's thread, also when the call could not start (Ending::kFailedToStart
+//    with a reason the model can read).
+//  - on_event and on_stderr_line are only called before on_done.
+//  - cancel() of an unknown or finished id is a no-op. A cancelled call still gets its
+//    on_done (Ending::kCancelled) once its processes are gone.
+//  - Single-threaded: everything on the io_context's thread.
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "execution/channel_events.h"
+#include "execution/outcome.h"
+#include "execution/runner.h"
+#include "execution/tool_launch.h"
+
+namespace mcpsh::execution {
+
+struct CallCallbacks {
+  std::function<void(Outcome)> on_done;             // exactly once
+  std::function<void(ChannelEvent)> on_event;       // side-channel events (fd 4)
+  std::function<void(std::string)> on_stderr_line;  // for the diagnostic log
+};
+
+class CallRunner {
+ public:
+  virtual ~CallRunner() = default;
+  virtual RunId run(const ToolLaunch& launch, CallCallbacks callbacks) = 0;
+  // SIGTERM to the call's process group, SIGKILL after its grace.
+  virtual void cancel(RunId id) = 0;
+  // Ends every call (Ending::kShutdown) and lets every pre-started process go.
+  virtual void terminate_all(std::chrono::milliseconds grace) = 0;
+  // Hints: calls to these scripts are coming (start processes ahead, if it does that).
+  virtual void warm(const std::vector<std::string>& scripts) = 0;
+  // No more calls will come: let pre-started processes go.
+  virtual void retire_warm() = 0;
+};
+
+}  // namespace mcpsh::execution
