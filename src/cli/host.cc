@@ -34,13 +34,18 @@ std::optional<std::string> prepare(Host& host, const Options& options, diagnosti
   d.bash = host.bash;
   host.catalog = discovery::discover(host.io, host.runner, d);
 
+  execution::ExecutorOptions e;
+  e.bash = host.bash;
+  e.warm_per_script = options.verb == Verb::kServe ? options.warm : 0;
+  e.warm_limits = options.limits;
+  e.on_warning = [&log](std::string w) { log.warning(w); };
+  host.executor = std::make_unique<execution::ToolExecutor>(host.runner, std::move(e));
+
   mcp::ServerOptions s;
   s.limits = options.limits;
   s.max_concurrency = options.max_concurrency;
-  s.bash = host.bash;
   s.heartbeat = options.heartbeat;
-  s.warm_per_script = options.verb == Verb::kServe ? options.warm : 0;
-  host.server = std::make_unique<mcp::Server>(host.io, host.catalog, host.runner, s,
+  host.server = std::make_unique<mcp::Server>(host.io, host.catalog, *host.executor, s,
                                               std::move(send), log, std::move(audit));
   if (host.catalog.fatal) {
     std::string text;

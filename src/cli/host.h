@@ -9,6 +9,7 @@
 #include "diagnostics/log.h"
 #include "discovery/catalog.h"
 #include "execution/process_runner.h"
+#include "execution/tool_executor.h"
 #include "mcp/server.h"
 
 namespace mcpsh::cli {
@@ -17,6 +18,7 @@ struct Host {
   boost::asio::io_context io;
   execution::ProcessRunner runner{io};
   discovery::Catalog catalog;
+  std::unique_ptr<execution::ToolExecutor> executor;  // before server: it must outlive it
   std::unique_ptr<mcp::Server> server;
   std::string bash;
 };

@@ -11,7 +11,7 @@
 #include <map>
 
 #include "diagnostics/log.h"
-#include "execution/tool_executor.h"
+#include "execution/call_runner.h"
 #include "execution/tool_launch.h"
 #include "jsonrpc/error_codes.h"
 #include "jsonrpc/message.h"
@@ -71,9 +71,8 @@ struct Server::Impl {
   };
 
   asio::io_context& io;
-  execution::Runner& runner;
   ServerOptions options;
-  execution::ToolExecutor executor;
+  execution::CallRunner& executor;
   Send send;
   diagnostics::Log& log;
   Audit audit;
@@ -93,14 +92,11 @@ struct Server::Impl {
   std::string legacy_client_name;            // clientInfo.name of initialize, for the audit
   std::string legacy_list_result;
 
-  Impl(asio::io_context& io_, const discovery::Catalog& catalog, execution::Runner& runner_,
+  Impl(asio::io_context& io_, const discovery::Catalog& catalog, execution::CallRunner& calls_,
        ServerOptions options_, Send send_, diagnostics::Log& log_, Audit audit_)
       : io(io_),
-        runner(runner_),
         options(std::move(options_)),
-        executor(runner_,
-                 execution::ExecutorOptions{options.bash, options.warm_per_script, options.limits,
-                                            [this](std::string w) { log.warning(w); }}),
+        executor(calls_),
         send(std::move(send_)),
         log(log_),
         audit(std::move(audit_)),
@@ -556,9 +552,10 @@ struct Server::Impl {
   }
 };
 
-Server::Server(asio::io_context& io, const discovery::Catalog& catalog, execution::Runner& runner,
-               ServerOptions options, Send send, diagnostics::Log& log, Audit audit)
-    : impl_(std::make_unique<Impl>(io, catalog, runner, std::move(options), std::move(send), log,
+Server::Server(asio::io_context& io, const discovery::Catalog& catalog,
+               execution::CallRunner& calls, ServerOptions options, Send send,
+               diagnostics::Log& log, Audit audit)
+    : impl_(std::make_unique<Impl>(io, catalog, calls, std::move(options), std::move(send), log,
                                    std::move(audit))) {}
 Server::~Server() = default;
 

@@ -15,8 +15,8 @@
 #include <string_view>
 
 #include "discovery/catalog.h"
+#include "execution/call_runner.h"
 #include "execution/launch_spec.h"
-#include "execution/runner.h"
 
 namespace boost::asio {
 class io_context;
@@ -30,9 +30,6 @@ namespace mcpsh::mcp {
 struct ServerOptions {
   execution::Limits limits;  // per call; a tool's own timeout replaces limits.timeout
   std::size_t max_concurrency = 16;
-  std::string bash;  // absolute path
-  // Bash processes kept ready per script, each for exactly one call (ADR 0007).
-  std::size_t warm_per_script = 0;
   // A call with a progress token that reports nothing for this long gets a heartbeat.
   std::chrono::milliseconds heartbeat{5000};
 };
@@ -64,8 +61,10 @@ class Server {
   using Send = std::function<void(std::string)>;
   using Audit = std::function<void(const AuditRecord&)>;
 
-  Server(boost::asio::io_context& io, const discovery::Catalog& catalog, execution::Runner& runner,
-         ServerOptions options, Send send, diagnostics::Log& log, Audit audit = {});
+  // `calls` runs the tool calls (ToolExecutor; a fake in tests) and must outlive the server.
+  Server(boost::asio::io_context& io, const discovery::Catalog& catalog,
+         execution::CallRunner& calls, ServerOptions options, Send send, diagnostics::Log& log,
+         Audit audit = {});
   ~Server();
 
   void on_line(std::string_view line);
