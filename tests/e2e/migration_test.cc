@@ -15,7 +15,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string cinema_dir() { return std::string(MCPSH_SHARED_DIR) + "/fixtures/oldcore-style"; }
+// The old-core server, vendored unchanged (tests/fixtures/migration/README.md).
+std::string cinema_dir() { return fixture("migration/oldcore-style"); }
 
 std::vector<std::string> lines_of(const std::string& path) {
   std::ifstream in(path);
@@ -53,9 +54,7 @@ std::map<int, rapidjson::Document> serve_session(const std::vector<std::string>&
 class Migration : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!fs::exists(cinema_dir() + "/cinema.sh"))
-      GTEST_SKIP() << "the old-core fixture is not here (" << cinema_dir()
-                   << "); skipping migration tests";
+    ASSERT_TRUE(fs::exists(cinema_dir() + "/cinema.sh")) << "missing fixture " << cinema_dir();
     for (const auto& line : lines_of(fixture("migration/oldcore-responses.jsonl"))) {
       rapidjson::Document d = parse(line);
       expected_[d["id"].GetInt()] = std::move(d);

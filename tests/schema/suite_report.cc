@@ -11,7 +11,7 @@ using mcpsh::schema::Dialect;
 namespace t = mcpsh::schema::testing;
 
 int main(int argc, char** argv) {
-  std::string folder = std::string(MCPSH_SHARED_DIR) + "/jsonschema-test-suite/draft2020-12";
+  std::string folder = MCPSH_SCHEMA_SUITE_DIR;
   Dialect dialect = Dialect::kDraft2020_12;
   bool verbose = false;
   for (int i = 1; i < argc; ++i) {

@@ -10,12 +10,10 @@ namespace mcpsh::schema::testing {
 namespace {
 
 TEST(JsonSchemaTestSuite, Draft2020_12) {
-  const std::filesystem::path folder =
-      std::filesystem::path(MCPSH_SHARED_DIR) / "jsonschema-test-suite" / "draft2020-12";
-  if (!std::filesystem::is_directory(folder)) {
-    GTEST_SKIP() << "JSON Schema Test Suite not found at " << folder
-                 << " (it lives in the shared folder beside the repository)";
-  }
+  // Vendored (tests/vendor/json-schema-test-suite): missing files are a failure, never a skip.
+  const std::filesystem::path folder = MCPSH_SCHEMA_SUITE_DIR;
+  ASSERT_TRUE(std::filesystem::is_directory(folder))
+      << "JSON Schema Test Suite not found at " << folder;
   std::string error;
   auto results = run_suite(folder, Dialect::kDraft2020_12, expected_failures_2020_12(), error);
   ASSERT_TRUE(error.empty()) << error;

@@ -1,12 +1,9 @@
 #!/bin/sh
 # Installs the packages pinned in package-lock.json into tests/wire/node_modules, unless
-# every one of them is already there at its pinned version. Exit 77 (skip) without npm.
+# every one of them is already there at its pinned version. node and npm come first on
+# PATH from tests/wire/CMakeLists.txt (tests/node.cmake).
 # Several build directories share this folder, so installs are serialized with flock.
 cd "$(dirname "$0")" || exit 1
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-  echo "SKIPPED: node and npm are needed for the wire-conformance test (apt-get install nodejs npm)"
-  exit 77
-fi
 in_place() {
   node -e '
     const lock = require("./package-lock.json").packages;
@@ -21,8 +18,6 @@ install() {
     npm ci --no-audit --no-fund
   fi
 }
-if command -v flock >/dev/null 2>&1; then
-  exec 9>"${TMPDIR:-/tmp}/mcpsh-wire-npm.lock"
-  flock 9
-fi
+exec 9>"${TMPDIR:-/tmp}/mcpsh-wire-npm.lock"
+flock 9
 install

@@ -8,28 +8,26 @@
 // Environment (set by tests/wire/CMakeLists.txt; defaults suit a run from the repo):
 //   MCPSH_BINARY       the host binary           (default: <repo>/build/mcp-shell-host)
 //   MCPSH_SOURCE_DIR   the repository root       (default: two folders up)
-//   MCPSH_SHARED_DIR   shared/ with spec/*/schema.json (default: <repo>/../shared)
-// Exit status: 0 all lines conform, 1 a failure (each printed), 77 skipped.
+// The official MCP JSON Schemas are vendored in tests/vendor/mcp-schema (see its README.md).
+// Exit status: 0 all lines conform, 1 a failure (each printed); nothing here skips.
 // By hand: cd tests/wire && npm ci && MCPSH_BINARY=../../build/mcp-shell-host node wire_test.js
 // (MCPSH_WIRE_TRACE=1 prints every line sent and received to stderr).
 const fs = require('node:fs');
 const path = require('node:path');
 
-const SKIP = 77;
 const root = process.env.MCPSH_SOURCE_DIR || path.resolve(__dirname, '..', '..');
-const shared = process.env.MCPSH_SHARED_DIR || path.resolve(root, '..', 'shared');
 const binary = process.env.MCPSH_BINARY || path.join(root, 'build', 'mcp-shell-host');
-const schemaFile = (version) => path.join(shared, 'spec', version, 'schema.json');
+const schemaFile = (version) => path.join(root, 'tests', 'vendor', 'mcp-schema', version, 'schema.json');
 
-function skip(why) {
-  console.log(`SKIPPED wire conformance: ${why}`);
-  process.exit(SKIP);
+function fail(why) {
+  console.log(`FAILED wire conformance: ${why}`);
+  process.exit(1);
 }
 
 async function main() {
   for (const version of ['2026-07-28', '2025-11-25'])
     if (!fs.existsSync(schemaFile(version)))
-      skip(`${schemaFile(version)} is missing (no shared/ folder beside the repository)`);
+      fail(`${schemaFile(version)} is missing`);
   let libs;
   try {
     libs = {
@@ -39,7 +37,7 @@ async function main() {
       legacy: require('./lib/legacy_session'),
     };
   } catch (e) {
-    if (e.code === 'MODULE_NOT_FOUND') skip(`${e.message.split('\n')[0]} (run npm ci in tests/wire)`);
+    if (e.code === 'MODULE_NOT_FOUND') fail(`${e.message.split('\n')[0]} (run npm ci in tests/wire)`);
     throw e;
   }
   if (!fs.existsSync(binary)) {
@@ -64,7 +62,8 @@ async function main() {
     hosts.push(h2);
     const outcome = await libs.legacy.runLegacySession(h2, legacy, modern, validateTool);
     sessions.push(outcome.session);
-    if (outcome.skipped) console.log(`legacy part (2025-11-25) skipped: ${outcome.skipped}`);
+    // The host serves both eras (ADR 0005): a legacy part that could not run is a failure.
+    if (outcome.skipped) outcome.session.failures.push(`legacy part (2025-11-25) did not run: ${outcome.skipped}`);
   } finally {
     for (const h of hosts) h.kill();
   }

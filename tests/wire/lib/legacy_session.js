@@ -2,7 +2,7 @@
 // The legacy era (2025-11-25): a client that opens with initialize. When the host answers
 // it with a result, the rest of the session is checked against the 2025-11-25 schema;
 // when it answers with an error, that error is checked against the 2026-07-28 schema and
-// the legacy part is reported as skipped.
+// the legacy part is reported as not run (wire_test.js counts that as a failure).
 const { Session } = require('./session');
 const { ERROR_DEFS, legacyExpect, success, toolError, structured } = require('./expect');
 const { meta, VERSION } = require('./modern_session');
