@@ -2,15 +2,15 @@
 # ctest fixture for the client tests: installs the pinned npm packages (package-lock.json)
 # into tests/clients/node_modules with `npm ci`, unless the installed tree already comes
 # from this very lock file (a stamp in node_modules holds its hash).
-# Exit 77 (ctest: skipped) when node or npm is missing or node is older than 20.
+# Fails when node or npm is missing or node is older than 22.19 (scripts/install-deps).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # shellcheck source=SCRIPTDIR/node_check.sh
 source "$here/node_check.sh"
 if ! node_usable || ! command -v npm >/dev/null 2>&1; then
-  echo "SKIP: the client tests need node >= 20 and npm on PATH ($(node_status))"
-  exit 77
+  echo "FAILED: the client tests need node >= 22.19 and npm on PATH ($(node_status)): run scripts/install-deps"
+  exit 1
 fi
 
 stamp=$here/node_modules/.mcpsh-lock-sha256

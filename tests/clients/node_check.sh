@@ -1,10 +1,12 @@
 # shellcheck shell=bash
-# Sourced by install.sh and run.sh: is a node that the pinned clients support on PATH?
+# Sourced by install.sh and run.sh: is a node that the pinned clients support first on PATH?
+# (tests/node.cmake puts the one it picked there; the Inspector needs 22.19 or newer.)
 node_usable() {
   command -v node >/dev/null 2>&1 || return 1
-  local major
-  major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null) || return 1
-  ((major >= 20))
+  node -e '
+    const [major, minor] = process.versions.node.split(".").map(Number);
+    process.exit(major > 22 || (major === 22 && minor >= 19) ? 0 : 1);
+  ' 2>/dev/null
 }
 
 node_status() {

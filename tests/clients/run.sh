@@ -1,21 +1,17 @@
 #!/usr/bin/env bash
 # Runs one client test file (an ES module for node's built-in test runner).
 # Usage: run.sh FILE.test.mjs   with MCPSH_HOST and MCPSH_ROOT set (see CMakeLists.txt).
-# Exit 77 (ctest: skipped) when node, or npm to install the clients, is missing.
+# Fails when node is missing or too old (scripts/install-deps provides it).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # shellcheck source=SCRIPTDIR/node_check.sh
 source "$here/node_check.sh"
 if ! node_usable; then
-  echo "SKIP: the client tests need node >= 20 on PATH ($(node_status))"
-  exit 77
+  echo "FAILED: the client tests need node >= 22.19 on PATH ($(node_status)): run scripts/install-deps"
+  exit 1
 fi
 if [[ ! -f $here/node_modules/.mcpsh-lock-sha256 ]]; then
-  if ! command -v npm >/dev/null 2>&1; then
-    echo "SKIP: the client packages are not installed and npm is not on PATH"
-    exit 77
-  fi
   echo "FAIL: the client packages are not installed: see the clients.install test"
   exit 1
 fi
