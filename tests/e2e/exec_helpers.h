@@ -3,6 +3,8 @@
 // bounds, process hygiene, lifecycle, progress, limits, audit, soak): reading a transcript
 // until a given response or progress report arrives, and looking at processes in /proc.
 //
+// Descriptor baselines come from quiescent_fd_count (event-ordered, see there).
+//
 // Processes a test must find again carry a unique tag in their command line (the fixture
 // runs `exec -a TAG sleep 1000`); TagCleanup kills whatever still carries it when the test
 // ends, pass or fail, so a failing test does not leave sleepers on the machine.
@@ -237,18 +239,55 @@ inline int settled_fd_count(pid_t pid, int expected, std::chrono::milliseconds t
   return n;
 }
 
-// The host's descriptor count once it has stopped changing for a moment (processes
-// started ahead of calls are refilled just after a response, each with its pipes).
-inline int stable_fd_count(pid_t pid, std::chrono::milliseconds timeout = 5s) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  int n = open_fd_count(pid), same = 0;
-  while (same < 5 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(50ms);
-    int now = open_fd_count(pid);
-    same = now == n ? same + 1 : 0;
-    n = now;
+// The tool processes (bash and whatever it started) a host runs now, found by the cookie
+// every one of them carries in its environment: MCP_SHELL_HOST_RUN=<host pid>.<run>.
+inline std::vector<pid_t> tool_processes_of(pid_t host) {
+  std::vector<pid_t> found;
+  const std::string cookie = "MCP_SHELL_HOST_RUN=" + std::to_string(host) + ".";
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "environ", std::ios::binary);
+    std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (env.find(cookie) != std::string::npos && alive(std::stoi(name)))
+      found.push_back(std::stoi(name));
   }
-  return n;
+  return found;
+}
+
+// The host's descriptor count at a quiescent point, for a baseline: no call running and
+// exactly `idle_processes` bash processes kept ready (--warm per script), and then two
+// request round trips in a row that leave the count unchanged. A round trip orders us
+// after everything the host's event loop had queued (refilling ready processes, closing a
+// finished call's pipes), so this depends on events, not on how long the count has looked
+// still (a time-based "stable" lies on a loaded machine). Returns -1 if that state is not
+// reached within the timeout.
+inline int quiescent_fd_count(HostProcess& host, std::size_t idle_processes,
+                              std::chrono::milliseconds timeout = 30s) {
+  static std::atomic<int> round_trips{0};
+  auto round_trip = [&host](std::chrono::milliseconds left) {
+    const std::string id = quoted("fd-baseline-" + std::to_string(++round_trips));
+    host.send(request(id, "tools/list"));
+    return await_response(host, id, nullptr, left).has_value();
+  };
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto left = [&deadline] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                 std::chrono::steady_clock::now());
+  };
+  int previous = -1;
+  while (left().count() > 0) {
+    if (tool_processes_of(host.pid()).size() != idle_processes) {
+      previous = -1;
+      std::this_thread::sleep_for(10ms);
+      continue;
+    }
+    if (!round_trip(left())) return -1;
+    const int now = open_fd_count(host.pid());
+    if (now == previous && tool_processes_of(host.pid()).size() == idle_processes) return now;
+    previous = now;
+  }
+  return -1;
 }
 
 }  // namespace mcpsh::testing::exec

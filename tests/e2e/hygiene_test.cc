@@ -41,9 +41,13 @@ TEST_P(HygieneWarmAndCold, DescriptorsNeverLeakIntoTools) {
   host.send(request("0", "tools/list"));
   host.send(call_request("100", "echo"));
   ASSERT_TRUE(await_response(host, "100"));
-  const int before = stable_fd_count(host.pid());
-  constexpr int kCalls = 8;  // all at once: each sees the others' pipes exist
-  for (int i = 1; i <= kCalls; ++i) host.send(call_request(std::to_string(i), "list_fds"));
+  const int before = quiescent_fd_count(host, std::stoul(GetParam()));
+  ASSERT_GE(before, 0) << "the host did not settle";
+  constexpr int kCalls = 8;  // all at once (the tool waits for the others): each sees their pipes
+  ScratchDir dir;
+  const std::string args =
+      R"({"dir":")" + dir.path + R"(","count":)" + std::to_string(kCalls) + "}";
+  for (int i = 1; i <= kCalls; ++i) host.send(call_request(std::to_string(i), "list_fds", args));
   for (int i = 1; i <= kCalls; ++i) {
     auto d = parse(host.read_line(20s).value_or(""));
     ASSERT_TRUE(d.IsObject());
@@ -78,8 +82,15 @@ TEST(Hygiene, EscapeeHoldingStdoutCannotHangTheCallAndIsKilled) {
   auto response = await_response(host, "1", nullptr, 10s);
   ASSERT_TRUE(response) << "the call hung on a pipe held by a process outside its group";
   EXPECT_FALSE(is_error_result(*response));
-  EXPECT_NE(result_text(*response).find("leader done"), std::string::npos)
-      << result_text(*response);
+  // The leader returns only once the escapee has left its group ("escaped <pid> <child>").
+  const std::string text = result_text(*response);
+  EXPECT_NE(text.find("leader done"), std::string::npos) << text;
+  std::istringstream escaped(text);
+  std::string word;
+  pid_t escapee = -1, child = -1;
+  ASSERT_TRUE(escaped >> word >> escapee >> child && word == "escaped") << text;
+  EXPECT_TRUE(wait_gone(escapee)) << "the escapee survived its call";
+  EXPECT_TRUE(wait_gone(child)) << "the escapee's child survived the call";
   EXPECT_TRUE(wait_no_processes(tag).empty()) << "the escapee survived its call";
 }
 
