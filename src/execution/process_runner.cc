@@ -174,7 +174,7 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
       if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
       const pid_t pid = info.si_pid;
       auto known = by_pid.find(pid);
-      if (known != by_pid.end()) ::killpg(pid, SIGKILL);
+      if (known != by_pid.end()) signal_group(pid, SIGKILL);
       int status = 0;
       rusage usage{};
       while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
@@ -458,10 +458,7 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     } catch (const std::exception& e) {
       // A child that runs while nothing watches its pipes would be unsupervised: its
       // group is killed now, and reap_all reaps it (it stays in by_pid until then).
-      if (run->pid > 0) {
-        ::killpg(run->pid, SIGKILL);
-        ::kill(run->pid, SIGKILL);
-      }
+      signal_group(run->pid, SIGKILL);
       for (auto* s : {&run->out, &run->err, &run->chan})
         if (*s) (*s)->close();
       fail_later(std::move(run->callbacks), e.what());
@@ -500,12 +497,12 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     if (!run->forced) run->forced = why;
     const auto kill_at = Clock::now() + grace;
     if (run->kill_at && *run->kill_at <= kill_at) return;
-    if (!run->kill_at) ::killpg(run->pid, SIGTERM);
+    if (!run->kill_at) signal_group(run->pid, SIGTERM);
     run->kill_at = kill_at;
     run->grace.emplace(io, grace);
     run->grace->async_wait([run](const boost::system::error_code& ec) {
       // The leader is unreaped (a zombie at worst), so its group id is still ours.
-      if (!ec && !run->reaped) ::killpg(run->pid, SIGKILL);
+      if (!ec && !run->reaped) signal_group(run->pid, SIGKILL);
     });
   }
 
@@ -523,14 +520,14 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
       for (auto* s : {&run->out, &run->err, &run->chan})
         if (*s) (*s)->close(ignored);
       run->callbacks = {};  // what they hold goes now, not when the last handler does
-      if (!run->reaped) ::killpg(run->pid, SIGKILL);
+      if (!run->reaped) signal_group(run->pid, SIGKILL);
     }
     for (int round = 0; round < 100; ++round) {
       auto children = own_children();
       std::erase(children, watchdog.pid());  // it exits by itself once we are gone
       if (children.empty()) break;
       for (pid_t pid : children) {
-        if (by_pid.count(pid)) ::killpg(pid, SIGKILL);
+        if (by_pid.count(pid)) signal_group(pid, SIGKILL);
         kill_escapee(pid);
         ::waitpid(pid, nullptr, WNOHANG);
       }

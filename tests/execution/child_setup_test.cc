@@ -130,6 +130,18 @@ TEST(ChildSetup, ACpuLimitAboveTheHardLimitIsRefusedAndSaid) {
 // A kernel before 5.9 (no close_range: ENOSYS) or before 5.11 (no CLOSE_RANGE_CLOEXEC:
 // EINVAL). A descriptor the host holds without close-on-exec must still not reach the
 // child.
+}  // namespace
+}  // namespace mcpsh::execution
+
+namespace mcpsh::execution::testing {
+void PrintTo(const SyscallFault& f, std::ostream* out) {
+  *out << "syscall " << f.number << " fails with errno " << f.error;
+}
+}  // namespace mcpsh::execution::testing
+
+namespace mcpsh::execution {
+namespace {
+
 class OldKernel : public ::testing::TestWithParam<SyscallFault> {};
 
 TEST_P(OldKernel, NoHostDescriptorReachesTheChild) {
