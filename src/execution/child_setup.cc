@@ -149,7 +149,7 @@ void run_child_setup(const ChildPlan& plan) {
   }
   if (plan.memory_bytes && !set_limit(RLIMIT_AS, *plan.memory_bytes, *plan.memory_bytes))
     fail(plan, kRlimitAs, errno);
-  drop_ptrace(plan);
+  if (plan.drop_ptrace) drop_ptrace(plan);
 }
 
 std::optional<std::string> read_child_setup_error(int fd) {

@@ -5,8 +5,8 @@
 //  - run_child_setup() runs in the forked child, before exec: raw system calls only
 //    (raw_syscall.h), no allocation. It gives the child its own process group, a death
 //    signal, default signal dispositions and an empty mask, its descriptors 0..5 and none
-//    other, its resource limits, and takes CAP_SYS_PTRACE away (so that a tool running as
-//    root cannot open the descriptors or memory of a non-dumpable host, see
+//    other, its resource limits, and, when asked, takes CAP_SYS_PTRACE away (so that a tool
+//    running as root cannot open the descriptors or memory of a non-dumpable host, see
 //    ProcessRunner).
 //  - Every one of those calls is checked. When one fails, the child writes which one and
 //    its errno to `report` (the write end of a close-on-exec pipe the host made) and ends
@@ -32,6 +32,10 @@ struct ChildPlan {
   int report = -1;
   std::optional<std::uint64_t> cpu_seconds;   // RLIMIT_CPU
   std::optional<std::uint64_t> memory_bytes;  // RLIMIT_AS
+  // Without CAP_SYS_PTRACE, a child of a root host can no longer open /proc/<host>/fd/N
+  // even when the host is dumpable (the kernel also wants the opener's capabilities to
+  // cover the target's): this goes with RunnerOptions::hide_host_from_tools.
+  bool drop_ptrace = false;
 };
 
 // Returns when exec may follow; otherwise the child ends inside.

@@ -127,7 +127,7 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
   using Weak = std::weak_ptr<Impl>;
 
   asio::io_context& io;
-  bool hidden;        // first: before the watchdog is forked
+  bool hidden;        // first: before the watchdog is forked (RunnerOptions)
   Watchdog watchdog;  // forked before anything else is set up
   asio::signal_set sigchld;
   std::map<RunId, RunPtr> runs;   // started and not yet finished
@@ -429,6 +429,7 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
       setup.plan.report = c_report.fd;
       setup.plan.cpu_seconds = spec.limits.cpu_seconds;
       setup.plan.memory_bytes = spec.limits.memory_bytes;
+      setup.plan.drop_ptrace = hidden;
 
       std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
       std::error_code launch_error;

@@ -48,11 +48,11 @@ namespace mcpsh::execution {
 
 struct RunnerOptions {
   // Makes the host process non-dumpable (prctl(PR_SET_DUMPABLE, 0)) when the runner is
-  // built: /proc/<host>/fd/* and /proc/<host>/mem are then closed to every process
-  // without CAP_SYS_PTRACE, which children never have (child_setup.h). A tool can then
-  // reach no descriptor of the host: not the client's pipes, not another call's
-  // arguments. Every launch must then get what it needs as an inherited descriptor
-  // (fd 3, fd 5), never by opening /proc/<host>/fd/N.
+  // built, and takes CAP_SYS_PTRACE from every child (child_setup.h): /proc/<host>/fd/*
+  // and /proc/<host>/mem are then closed to every tool, also to one running as root. A
+  // tool can then reach no descriptor of the host: not the client's pipes, not another
+  // call's arguments. Every launch must then get what it needs as an inherited
+  // descriptor (fd 3, fd 5), never by opening /proc/<host>/fd/N.
   bool hide_host_from_tools = false;
 };
 
