@@ -86,7 +86,12 @@ std::optional<std::uint64_t> run_cookie_of(pid_t pid) {
   return std::nullopt;
 }
 
+void signal_group(pid_t leader, int sig) {
+  if (leader > 1) ::killpg(leader, sig);
+}
+
 void kill_escapee(pid_t pid) {
+  if (pid <= 1) return;
   if (::getpgid(pid) == pid) ::killpg(pid, SIGKILL);
   ::kill(pid, SIGKILL);
 }

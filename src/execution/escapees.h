@@ -33,6 +33,11 @@ std::vector<pid_t> own_children();
 // The run id in pid's cookie when it carries one of this host's cookies.
 std::optional<std::uint64_t> run_cookie_of(pid_t pid);
 
+// killpg(leader, sig) for a run's group. Refuses leader <= 1: killpg(0) would signal the
+// host's own group and kill(-1) every process we may signal, so a run whose pid was never
+// set can never turn into either.
+void signal_group(pid_t leader, int sig);
+
 // SIGKILL to pid, and to its process group when it leads one (an escapee that called
 // setsid took its own descendants along). pid must be an unreaped child of this process,
 // so that neither number can have been reused by an unrelated process.

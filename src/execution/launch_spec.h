@@ -14,6 +14,9 @@ struct Limits {
   std::chrono::milliseconds kill_grace{2000};  // SIGTERM -> SIGKILL delay
   std::size_t max_stdout = 1 << 20;
   std::size_t max_stderr = 64 << 10;
+  // Bytes of channel (fd 4) lines passed on per run; later lines are counted and dropped.
+  // What a tool can make the host log or send must be bounded like its stderr is.
+  std::size_t max_channel = 1 << 20;
   std::optional<std::uint64_t> cpu_seconds;   // RLIMIT_CPU
   std::optional<std::uint64_t> memory_bytes;  // RLIMIT_AS
 };

@@ -36,7 +36,6 @@ struct Outcome {
   std::chrono::milliseconds elapsed{0};
 
   bool stdout_truncated() const { return stdout_total > stdout_head.size(); }
-  bool stderr_truncated() const { return stderr_total > stderr_tail.size(); }
 };
 
 // Human-readable "exited with status 3" / "killed by signal 9 (SIGKILL)".

@@ -25,6 +25,7 @@
 #include <system_error>
 #include <thread>
 
+#include "execution/child_setup.h"
 #include "execution/escapees.h"
 #include "execution/fd_guard.h"
 #include "execution/stream_collectors.h"
@@ -49,52 +50,15 @@ constexpr auto kLateSweep = std::chrono::milliseconds(250);
 constexpr std::size_t kReadChunk = 64 * 1024;
 
 // Descriptors for the child are moved to >= this number before fork, so the dup2 calls
-// onto 0..4 in the child can never overwrite one another.
+// onto 0..5 in the child can never overwrite one another.
 constexpr int kChildFdFloor = 10;
 
-// Runs in the child between fork and exec: only async-signal-safe calls.
+// Runs in the child between fork and exec (child_setup.h).
 struct ChildSetup : bp::extend::handler {
-  pid_t parent = -1;
-  int devnull = -1, out = -1, err = -1, payload = -1, channel = -1, extra = -1;
-  std::optional<std::uint64_t> cpu_seconds, memory_bytes;
-
+  ChildPlan plan;
   template <class Executor>
   void on_exec_setup(Executor&) const {
-    // Its own process group: the host signals the tool and everything it starts at once.
-    ::setpgid(0, 0);
-    // The kernel kills the child when the host dies. It may have died before the prctl.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-    // The host ignores SIGPIPE and Asio catches others; a tool must start with defaults.
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP, SIGQUIT, SIGXCPU})
-      ::sigaction(sig, &dfl, nullptr);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    // dup2 clears close-on-exec on the target: these five are all the child inherits.
-    ::dup2(devnull, 0);
-    ::dup2(out, 1);
-    ::dup2(err, 2);
-    if (payload >= 0) ::dup2(payload, 3);
-    if (channel >= 0) ::dup2(channel, 4);
-    if (extra >= 0) ::dup2(extra, 5);
-    // Anything else open in the host without close-on-exec (descriptors our own client
-    // leaked into us, a library's) must not reach the tool either.
-    if (payload < 0) ::fcntl(3, F_SETFD, FD_CLOEXEC);
-    if (channel < 0) ::fcntl(4, F_SETFD, FD_CLOEXEC);
-    if (extra < 0) ::fcntl(5, F_SETFD, FD_CLOEXEC);
-    ::close_range(6, ~0U, CLOSE_RANGE_CLOEXEC);
-    if (cpu_seconds) {
-      // SIGXCPU at the soft limit, SIGKILL one second later if it is caught.
-      rlimit r{static_cast<rlim_t>(*cpu_seconds), static_cast<rlim_t>(*cpu_seconds + 1)};
-      ::setrlimit(RLIMIT_CPU, &r);
-    }
-    if (memory_bytes) {
-      rlimit r{static_cast<rlim_t>(*memory_bytes), static_cast<rlim_t>(*memory_bytes)};
-      ::setrlimit(RLIMIT_AS, &r);
-    }
+    run_child_setup(plan);
   }
 };
 
@@ -116,7 +80,18 @@ std::chrono::milliseconds cpu_time(const rusage& usage) {
 
 }  // namespace
 
-struct ProcessRunner::Impl {
+namespace {
+// Makes the host non-dumpable when asked; a member initializer so that it happens before
+// the watchdog is forked (which then inherits it).
+bool hide_host(const RunnerOptions& options) {
+  if (!options.hide_host_from_tools) return false;
+  if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+    throw std::system_error(errno, std::generic_category(), "prctl(PR_SET_DUMPABLE, 0)");
+  return true;
+}
+}  // namespace
+
+struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
   struct Run {
     RunId id = 0;
     pid_t pid = -1;  // also the process group id
@@ -132,6 +107,8 @@ struct ProcessRunner::Impl {
     LineSplitter stderr_lines{4096};
     LineSplitter channel_lines{64 * 1024};
     std::uint64_t stderr_logged = 0, stderr_unlogged = 0;  // bytes passed to on_stderr_line or not
+    std::uint64_t channel_passed = 0;                      // bytes of lines passed on
+    std::uint64_t channel_dropped = 0, channel_dropped_lines = 0;  // over max_channel
 
     std::optional<asio::steady_timer> deadline, grace, drain;
     std::optional<Clock::time_point> kill_at;  // when SIGKILL is due, once terminating
@@ -147,43 +124,57 @@ struct ProcessRunner::Impl {
     bool live() const { return !reaped && !finished; }
   };
   using RunPtr = std::shared_ptr<Run>;
+  using Weak = std::weak_ptr<Impl>;
 
   asio::io_context& io;
-  Watchdog watchdog;  // first: forked before anything else is set up
+  bool hidden;        // first: before the watchdog is forked (RunnerOptions)
+  Watchdog watchdog;  // forked before anything else is set up
   asio::signal_set sigchld;
   std::map<RunId, RunPtr> runs;   // started and not yet finished
   std::map<pid_t, RunId> by_pid;  // leaders not yet reaped
   RunId next_id = 1;
   asio::steady_timer late_sweep;
   bool late_sweep_armed = false;
+  bool closed = false;  // the ProcessRunner is gone: handlers still queued do nothing
 
-  explicit Impl(asio::io_context& context)
-      : io(context), sigchld(context, SIGCHLD), late_sweep(context) {
+  Impl(asio::io_context& context, const RunnerOptions& options)
+      : io(context), hidden(hide_host(options)), sigchld(context, SIGCHLD), late_sweep(context) {
     become_child_subreaper();   // best effort: without it escapees are simply not found
     mark_all_close_on_exec(3);  // also done in each child (close_range), where supported
-    arm_reaper();
+  }
+
+  // Every asio handler of the runner goes through this: it holds the Impl only weakly,
+  // and holds it whole while it runs, so that an on_done that destroys the runner does
+  // not pull it from under the handler's feet. `closed` then makes the rest a no-op.
+  template <class Body>
+  auto guarded(Body body) {
+    return [weak = Weak(weak_from_this()), body = std::move(body)](auto&&... args) mutable {
+      auto self = weak.lock();
+      if (!self || self->closed) return;
+      body(*self, std::forward<decltype(args)>(args)...);
+    };
   }
 
   // ---- the reaper ---------------------------------------------------------------------
 
   void arm_reaper() {
-    sigchld.async_wait([this](const boost::system::error_code& ec, int) {
+    sigchld.async_wait(guarded([](Impl& self, const boost::system::error_code& ec, int) {
       if (ec) return;
-      reap_all();
-      arm_reaper();
-    });
+      self.reap_all();
+      if (!self.closed) self.arm_reaper();
+    }));
   }
 
   // One pass over every child that has exited: run leaders, escapees re-parented to us,
   // launches that failed inside Boost.Process. A leader's group is killed while the
   // leader is still a zombie (WNOWAIT), so the group id cannot have been reused yet.
   void reap_all() {
-    for (;;) {
+    while (!closed) {
       siginfo_t info{};
       if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
       const pid_t pid = info.si_pid;
       auto known = by_pid.find(pid);
-      if (known != by_pid.end()) ::killpg(pid, SIGKILL);
+      if (known != by_pid.end()) signal_group(pid, SIGKILL);
       int status = 0;
       rusage usage{};
       while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
@@ -239,10 +230,12 @@ struct ProcessRunner::Impl {
     if (late_sweep_armed) return;
     late_sweep_armed = true;
     late_sweep.expires_after(kLateSweep);
-    late_sweep.async_wait([this](const boost::system::error_code& ec) {
-      late_sweep_armed = false;
-      if (!ec) sweep_escapees();
-    });
+    // Only close() cancels this timer, and after it nothing is armed again.
+    late_sweep.async_wait(guarded([](Impl& self, const boost::system::error_code& ec) {
+      if (ec) return;
+      self.late_sweep_armed = false;
+      self.sweep_escapees();
+    }));
   }
 
   // ---- completion ---------------------------------------------------------------------
@@ -251,6 +244,7 @@ struct ProcessRunner::Impl {
     if (--run->pending_streams == 0 && run->reaped) finish(run);
   }
 
+  // Calls on_done last: it may destroy the runner (see guarded()).
   void finish(RunPtr run) {
     if (run->finished) return;
     run->finished = true;
@@ -259,9 +253,16 @@ struct ProcessRunner::Impl {
     for (auto* s : {&run->out, &run->err, &run->chan})
       if (*s) (*s)->close();
     if (auto rest = run->stderr_lines.flush()) log_stderr_line(*run, std::move(*rest));
-    if (run->stderr_unlogged && run->callbacks.on_stderr_line)
-      run->callbacks.on_stderr_line("(" + std::to_string(run->stderr_unlogged) +
-                                    " more bytes of stderr were not logged)");
+    if (run->callbacks.on_stderr_line) {
+      if (run->stderr_unlogged)
+        run->callbacks.on_stderr_line("(" + std::to_string(run->stderr_unlogged) +
+                                      " more bytes of stderr were not logged)");
+      if (run->channel_dropped)
+        run->callbacks.on_stderr_line(
+            "(" + std::to_string(run->channel_dropped_lines) + " side-channel lines (" +
+            std::to_string(run->channel_dropped) + " bytes) over the limit of " +
+            std::to_string(run->limits.max_channel) + " bytes per call were dropped)");
+    }
 
     Outcome& o = run->outcome;
     const int st = run->wait_status;
@@ -305,18 +306,19 @@ struct ProcessRunner::Impl {
   using Sink = void (*)(Run&, std::string_view);
 
   // One buffer per stream for the whole run, so that a tool printing gigabytes costs no
-  // allocation per read.
+  // allocation per read. The handler holds the run (and so the stream and buffer).
   void read_loop(RunPtr run, asio::posix::stream_descriptor& stream, std::vector<char>& buffer,
                  Sink sink) {
     if (buffer.empty()) buffer.resize(kReadChunk);
     stream.async_read_some(
         asio::buffer(buffer),
-        [this, run, &stream, &buffer, sink](const boost::system::error_code& ec, std::size_t n) {
-          if (run->finished) return stream_closed(run);
+        guarded([run, &stream, &buffer, sink](Impl& self, const boost::system::error_code& ec,
+                                              std::size_t n) {
+          if (run->finished) return self.stream_closed(run);
           if (n > 0) sink(*run, std::string_view(buffer.data(), n));
-          if (ec) return stream_closed(run);
-          read_loop(run, stream, buffer, sink);
-        });
+          if (ec) return self.stream_closed(run);
+          self.read_loop(run, stream, buffer, sink);
+        }));
   }
 
   static void sink_stdout(Run& run, std::string_view bytes) { run.stdout_head.append(bytes); }
@@ -339,11 +341,25 @@ struct ProcessRunner::Impl {
     run.stderr_logged += line.size() + 1;
     run.callbacks.on_stderr_line(std::move(line));
   }
+  // Channel lines become log notifications and progress: bounded per run like stderr.
   static void sink_channel(Run& run, std::string_view bytes) {
+    // A run being terminated reports nothing more: its caller has given up on it.
+    if (run.forced) return;
+    if (run.channel_dropped > 0) {  // over the budget: count, do not even split lines
+      run.channel_dropped += bytes.size();
+      run.channel_dropped_lines +=
+          static_cast<std::uint64_t>(std::count(bytes.begin(), bytes.end(), '\n'));
+      return;
+    }
     run.channel_lines.feed(bytes, [&](std::string line) {
-      // A run being terminated reports nothing more: its caller has given up on it.
-      if (run.callbacks.on_channel_line && !run.forced)
-        run.callbacks.on_channel_line(std::move(line));
+      if (run.channel_dropped > 0 ||
+          run.channel_passed + line.size() + 1 > run.limits.max_channel) {
+        run.channel_dropped += line.size() + 1;
+        ++run.channel_dropped_lines;
+        return;
+      }
+      run.channel_passed += line.size() + 1;
+      if (run.callbacks.on_channel_line) run.callbacks.on_channel_line(std::move(line));
     });
   }
 
@@ -358,6 +374,15 @@ struct ProcessRunner::Impl {
     });
   }
 
+  // Watches a pipe's read end; the descriptor stays ours (in fd) if that fails.
+  void watch(std::optional<asio::posix::stream_descriptor>& stream, FdGuard& fd) {
+    stream.emplace(io);
+    boost::system::error_code ec;
+    stream->assign(fd.fd, ec);  // epoll_ctl: ENOMEM, ENOSPC (fs.epoll.max_user_watches)
+    if (ec) throw std::runtime_error("watching the child's pipe: " + ec.message());
+    fd.release();
+  }
+
   RunId start(const LaunchSpec& spec, RunCallbacks callbacks) {
     FdGuard given_fd3(spec.fd3), given_fd5(spec.fd5);  // ours now, whatever happens below
     RunId id = next_id++;
@@ -366,15 +391,19 @@ struct ProcessRunner::Impl {
     run->callbacks = std::move(callbacks);
     run->started = Clock::now();
     try {
-      Pipe out = make_pipe(), err = make_pipe();
+      Pipe out = make_pipe(), err = make_pipe(), report = make_pipe();
       std::optional<Pipe> chan;
       if (spec.channel) chan = make_pipe();
-      // The child's ends, lifted above the 0..4 range they are dup2'ed onto; all of them
+      // The child's ends, lifted above the 0..5 range they are dup2'ed onto; all of them
       // are closed here when start() returns, so only the child holds them.
       FdGuard c_null = lift(open_dev_null().fd, kChildFdFloor);
       FdGuard c_out = lift(out.write.fd, kChildFdFloor), c_err = lift(err.write.fd, kChildFdFloor);
+      FdGuard c_report = lift(report.write.fd, kChildFdFloor);
       out.write.reset();
       err.write.reset();
+      report.write.reset();
+      if (::fcntl(report.read.fd, F_SETFL, O_NONBLOCK) != 0)
+        throw std::system_error(errno, std::generic_category(), "fcntl(O_NONBLOCK)");
       FdGuard c_payload, c_chan, c_extra;
       if (given_fd3.fd >= 0) {
         c_payload = lift(given_fd3.fd, kChildFdFloor);
@@ -390,15 +419,17 @@ struct ProcessRunner::Impl {
       }
 
       ChildSetup setup;
-      setup.parent = ::getpid();
-      setup.devnull = c_null.fd;
-      setup.out = c_out.fd;
-      setup.err = c_err.fd;
-      setup.payload = c_payload.fd;
-      setup.channel = c_chan.fd;
-      setup.extra = c_extra.fd;
-      setup.cpu_seconds = spec.limits.cpu_seconds;
-      setup.memory_bytes = spec.limits.memory_bytes;
+      setup.plan.parent = ::getpid();
+      setup.plan.devnull = c_null.fd;
+      setup.plan.out = c_out.fd;
+      setup.plan.err = c_err.fd;
+      setup.plan.payload = c_payload.fd;
+      setup.plan.channel = c_chan.fd;
+      setup.plan.extra = c_extra.fd;
+      setup.plan.report = c_report.fd;
+      setup.plan.cpu_seconds = spec.limits.cpu_seconds;
+      setup.plan.memory_bytes = spec.limits.memory_bytes;
+      setup.plan.drop_ptrace = hidden;
 
       std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
       std::error_code launch_error;
@@ -407,19 +438,30 @@ struct ProcessRunner::Impl {
                       setup, launch_error);
       if (launch_error || !child.valid())
         throw std::runtime_error(spec.argv.at(0) + ": " + launch_error.message());
+      // Boost.Process returned once the child exec'ed or exited: a failed set-up has
+      // written its report by now. That child has exited; reap_all reaps it.
+      if (auto setup_error = read_child_setup_error(report.read.fd)) {
+        child.detach();
+        throw std::runtime_error(*setup_error);
+      }
       run->pid = child.id();
       child.detach();  // we reap it ourselves (see reap_all)
       // The child may already have exited; its SIGCHLD is pending for reap_all.
       by_pid[run->pid] = id;
 
-      run->out.emplace(io, out.read.release());
-      run->err.emplace(io, err.read.release());
+      watch(run->out, out.read);
+      watch(run->err, err.read);
       run->pending_streams = 2;
       if (chan) {
-        run->chan.emplace(io, chan->read.release());
+        watch(run->chan, chan->read);
         run->pending_streams = 3;
       }
     } catch (const std::exception& e) {
+      // A child that runs while nothing watches its pipes would be unsupervised: its
+      // group is killed now, and reap_all reaps it (it stays in by_pid until then).
+      signal_group(run->pid, SIGKILL);
+      for (auto* s : {&run->out, &run->err, &run->chan})
+        if (*s) (*s)->close();
       fail_later(std::move(run->callbacks), e.what());
       return id;
     }
@@ -427,13 +469,16 @@ struct ProcessRunner::Impl {
     read_loop(run, *run->out, run->buffers[0], &Impl::sink_stdout);
     read_loop(run, *run->err, run->buffers[1], &Impl::sink_stderr);
     if (run->chan) read_loop(run, *run->chan, run->buffers[2], &Impl::sink_channel);
-    if (spec.limits.timeout.count() > 0) {
-      run->deadline.emplace(io, spec.limits.timeout);
-      run->deadline->async_wait([this, run](const boost::system::error_code& ec) {
-        if (!ec) terminate(run, Ending::kTimedOut, run->limits.kill_grace);
-      });
-    }
+    arm_deadline(run, spec.limits.timeout);
     return id;
+  }
+
+  void arm_deadline(const RunPtr& run, std::chrono::milliseconds timeout) {
+    if (timeout.count() <= 0) return;
+    run->deadline.emplace(io, timeout);
+    run->deadline->async_wait(guarded([run](Impl& self, const boost::system::error_code& ec) {
+      if (!ec) self.terminate(run, Ending::kTimedOut, run->limits.kill_grace);
+    }));
   }
 
   void set_deadline(RunId id, std::chrono::milliseconds timeout) {
@@ -443,11 +488,7 @@ struct ProcessRunner::Impl {
     if (run->deadline) run->deadline->cancel();
     run->deadline.reset();
     run->limits.timeout = timeout;
-    if (timeout.count() <= 0) return;
-    run->deadline.emplace(io, timeout);
-    run->deadline->async_wait([this, run](const boost::system::error_code& ec) {
-      if (!ec) terminate(run, Ending::kTimedOut, run->limits.kill_grace);
-    });
+    arm_deadline(run, timeout);
   }
 
   // SIGTERM to the whole group now, SIGKILL when the grace is over. A second request
@@ -457,36 +498,53 @@ struct ProcessRunner::Impl {
     if (!run->forced) run->forced = why;
     const auto kill_at = Clock::now() + grace;
     if (run->kill_at && *run->kill_at <= kill_at) return;
-    if (!run->kill_at) ::killpg(run->pid, SIGTERM);
+    if (!run->kill_at) signal_group(run->pid, SIGTERM);
     run->kill_at = kill_at;
     run->grace.emplace(io, grace);
     run->grace->async_wait([run](const boost::system::error_code& ec) {
       // The leader is unreaped (a zombie at worst), so its group id is still ours.
-      if (!ec && !run->reaped) ::killpg(run->pid, SIGKILL);
+      if (!ec && !run->reaped) signal_group(run->pid, SIGKILL);
     });
   }
 
-  // At destruction, after the event loop: nothing may outlive the host. Kills every
-  // group still running and every escapee, reaping as it goes, for a bounded time.
-  void kill_everything() {
-    for (auto& [id, run] : runs)
-      if (!run->reaped) ::killpg(run->pid, SIGKILL);
+  // When the ProcessRunner is destroyed: nothing may outlive the host, and nothing queued
+  // on the io_context may act any more. Kills every group still running and every
+  // escapee, reaping as it goes, for a bounded time.
+  void close() {
+    closed = true;
+    boost::system::error_code ignored;
+    sigchld.cancel(ignored);
+    late_sweep.cancel();
+    for (auto& [id, run] : runs) {
+      for (auto* t : {&run->drain, &run->deadline, &run->grace})
+        if (*t) (*t)->cancel();
+      for (auto* s : {&run->out, &run->err, &run->chan})
+        if (*s) (*s)->close(ignored);
+      run->callbacks = {};  // what they hold goes now, not when the last handler does
+      if (!run->reaped) signal_group(run->pid, SIGKILL);
+    }
     for (int round = 0; round < 100; ++round) {
       auto children = own_children();
       std::erase(children, watchdog.pid());  // it exits by itself once we are gone
-      if (children.empty()) return;
+      if (children.empty()) break;
       for (pid_t pid : children) {
-        if (by_pid.count(pid)) ::killpg(pid, SIGKILL);
+        if (by_pid.count(pid)) signal_group(pid, SIGKILL);
         kill_escapee(pid);
         ::waitpid(pid, nullptr, WNOHANG);
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+    runs.clear();
+    by_pid.clear();
   }
 };
 
-ProcessRunner::ProcessRunner(asio::io_context& io) : impl_(std::make_unique<Impl>(io)) {}
-ProcessRunner::~ProcessRunner() { impl_->kill_everything(); }
+ProcessRunner::ProcessRunner(asio::io_context& io, RunnerOptions options)
+    : impl_(std::make_shared<Impl>(io, options)) {
+  impl_->arm_reaper();
+}
+
+ProcessRunner::~ProcessRunner() { impl_->close(); }
 
 RunId ProcessRunner::start(const LaunchSpec& spec, RunCallbacks callbacks) {
   return impl_->start(spec, std::move(callbacks));
@@ -506,7 +564,5 @@ void ProcessRunner::terminate_all(std::chrono::milliseconds grace) {
   auto runs = impl_->runs;  // a copy: terminate() must not be disturbed by callbacks
   for (auto& [id, run] : runs) impl_->terminate(run, Ending::kShutdown, grace);
 }
-
-std::size_t ProcessRunner::running() const { return impl_->runs.size(); }
 
 }  // namespace mcpsh::execution

@@ -22,7 +22,15 @@
 //  - Exactly one reaper: the runner reaps every child of this process (SIGCHLD on an
 //    asio::signal_set). Nothing else in the program may wait() for children.
 //  - The destructor kills every group still running and every escapee, and reaps them
-//    (and then the watchdog, which finds nothing left and exits).
+//    (and then the watchdog, which finds nothing left and exits). Runs still in flight
+//    then get no on_done: their callbacks are destroyed unused. Handlers still queued on
+//    the io_context hold no pointer to the runner that can dangle: they do nothing when
+//    they run after it is gone (also when they run from an on_done that destroyed it).
+//  - A child whose set-up between fork and exec fails (child_setup.h), or whose pipes
+//    cannot be watched after the fork, ends as Ending::kFailedToStart with a start_error
+//    naming the failed call; in the second case its group is killed and reaped.
+//  - A run's channel (fd 4) lines reach on_channel_line up to limits.max_channel bytes;
+//    the rest are counted and dropped, and one line on on_stderr_line says how much.
 //  - Single-threaded: call everything from the io_context's thread.
 #include <chrono>
 #include <cstdint>
@@ -38,9 +46,20 @@ class io_context;
 
 namespace mcpsh::execution {
 
+struct RunnerOptions {
+  // Makes the host process non-dumpable (prctl(PR_SET_DUMPABLE, 0)) when the runner is
+  // built, and takes CAP_SYS_PTRACE from every child (child_setup.h): /proc/<host>/fd/*
+  // and /proc/<host>/mem are then closed to every tool, also to one running as root. A
+  // tool can then reach no descriptor of the host: not the client's pipes, not another
+  // call's arguments. Every launch must then get what it needs as an inherited
+  // descriptor (fd 3, fd 5), never by opening /proc/<host>/fd/N.
+  bool hide_host_from_tools = false;
+};
+
 class ProcessRunner final : public Runner {
  public:
-  explicit ProcessRunner(boost::asio::io_context& io);
+  // Throws std::system_error when the host cannot be hidden as asked.
+  explicit ProcessRunner(boost::asio::io_context& io, RunnerOptions options = {});
   ~ProcessRunner();
   ProcessRunner(const ProcessRunner&) = delete;
   ProcessRunner& operator=(const ProcessRunner&) = delete;
@@ -56,11 +75,11 @@ class ProcessRunner final : public Runner {
   // Terminates every run with Ending::kShutdown; grace may be shorter than the runs' own.
   void terminate_all(std::chrono::milliseconds grace) override;
 
-  std::size_t running() const override;
-
  private:
   struct Impl;
-  std::unique_ptr<Impl> impl_;
+  // Shared only so that a handler running when the runner is destroyed (an on_done that
+  // destroys it) keeps it whole until that handler returns; nobody else holds it.
+  std::shared_ptr<Impl> impl_;
 };
 
 }  // namespace mcpsh::execution

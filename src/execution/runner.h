@@ -17,7 +17,8 @@ struct RunCallbacks {
   std::function<void(Outcome)> on_done;              // exactly once
   std::function<void(std::string)> on_channel_line;  // fd 4 lines, without '\n'
   // stderr lines for the diagnostic log, up to limits.max_stderr bytes per run (then one
-  // line saying how much more was not passed on).
+  // line saying how much more was not passed on); also the runner's own notes about the
+  // run, in parentheses (channel lines dropped over limits.max_channel).
   std::function<void(std::string)> on_stderr_line;
 };
 
@@ -32,7 +33,6 @@ class Runner {
   virtual void set_deadline(RunId id, std::chrono::milliseconds timeout) = 0;
   // Terminates every run with Ending::kShutdown.
   virtual void terminate_all(std::chrono::milliseconds grace) = 0;
-  virtual std::size_t running() const = 0;
 };
 
 }  // namespace mcpsh::execution

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "execution/child_fds.h"
 #include "execution/escapees.h"
 
 namespace mcpsh::execution {
@@ -116,7 +117,8 @@ bool kill_cookie_holders(const char* needle, int needle_len, pid_t self) {
     sys(SYS_dup3, null, 1, 0);
     sys(SYS_dup3, null, 2, 0);
   }
-  sys(SYS_close_range, 3, ~0U, 0);
+  // Above all the host's end of the pipe: holding it, we would wait for ourselves forever.
+  close_all_from(3);
 
   char byte;
   for (;;) {
