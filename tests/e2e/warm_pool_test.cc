@@ -12,18 +12,24 @@ namespace {
 
 using namespace exec;
 
-// Children of the host that are bash processes.
+// Children of the host that are bash processes. A process may exit while it is looked at
+// (reading its status then fails with ESRCH, which libstdc++ throws): it is not counted.
 std::size_t bash_children(pid_t host) {
   std::size_t n = 0;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string name = entry.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream status(entry.path() / "status");
     std::string line, command;
     pid_t parent = -1;
-    while (std::getline(status, line)) {
-      if (line.rfind("Name:", 0) == 0) command = line.substr(line.find_first_not_of(" \t", 5));
-      if (line.rfind("PPid:", 0) == 0) parent = std::atoi(line.c_str() + 5);
+    try {
+      std::ifstream status(entry.path() / "status");
+      while (std::getline(status, line)) {
+        if (line.rfind("Name:", 0) == 0) command = line.substr(line.find_first_not_of(" \t", 5));
+        if (line.rfind("PPid:", 0) == 0) parent = std::atoi(line.c_str() + 5);
+      }
+    } catch (const std::exception&) {
+      continue;
     }
     if (parent == host && command == "bash") ++n;
   }
