@@ -39,7 +39,7 @@ std::optional<std::string> prepare(Host& host, const Options& options, diagnosti
   e.warm_per_script = options.verb == Verb::kServe ? options.warm : 0;
   e.warm_limits = options.limits;
   e.on_warning = [&log](std::string w) { log.warning(w); };
-  host.executor = std::make_unique<execution::ToolExecutor>(host.runner, std::move(e));
+  host.executor = std::make_unique<execution::ToolExecutor>(host.io, host.runner, std::move(e));
 
   mcp::ServerOptions s;
   s.limits = options.limits;

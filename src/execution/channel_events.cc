@@ -1,7 +1,7 @@
 #include "execution/channel_events.h"
 
+#include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <vector>
 
 namespace mcpsh::execution {
@@ -21,12 +21,14 @@ std::vector<std::string_view> split_tabs(std::string_view line, std::size_t max_
   return fields;
 }
 
+// A plain decimal number, the whole field: no spaces, no sign '+', no hexadecimal, no
+// infinity or NaN, and the same in every locale (strtod would read "1,5" as 1 in some).
 std::optional<double> parse_number(std::string_view text) {
   if (text.empty() || text.size() > 64) return std::nullopt;
-  std::string s(text);
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size() || !std::isfinite(v)) return std::nullopt;
+  double v = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
+    return std::nullopt;
   return v;
 }
 

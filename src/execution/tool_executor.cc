@@ -5,13 +5,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <map>
+#include <optional>
+#include <variant>
 
 #include "execution/fd_guard.h"
 
 namespace mcpsh::execution {
+
+namespace asio = boost::asio;
 
 namespace {
 
@@ -37,64 +45,106 @@ bool same_limits_except_timeout(const Limits& a, const Limits& b) {
          a.memory_bytes == b.memory_bytes;
 }
 
-bool write_all(int fd, const std::string& bytes) {
+std::string failed(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
+
+// A system call that failed: errno and a text naming the step.
+struct Failure {
+  int error = 0;
+  std::string text;
+};
+
+// Writes all of `bytes` to fd (at offset 0 and on, leaving the file offset alone, when
+// `positioned`); nullopt on success.
+std::optional<Failure> write_all(int fd, const std::string& bytes, bool positioned,
+                                 const char* what) {
   std::size_t done = 0;
   while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    const char* from = bytes.data() + done;
+    const std::size_t size = bytes.size() - done;
+    ssize_t n =
+        positioned ? ::pwrite(fd, from, size, static_cast<off_t>(done)) : ::write(fd, from, size);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
+    if (n < 0) return Failure{errno, failed(what)};
     done += static_cast<std::size_t>(n);
   }
-  return true;
+  return std::nullopt;
 }
 
 }  // namespace
 
-struct ToolExecutor::Impl {
+struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
   // Shared between a process and its callbacks: who to tell when it reports or ends.
   struct Route {
     RunCallbacks target;  // empty while the process waits for a call
     bool assigned = false;
-    bool retired = false;                   // we let it go; its end is expected
-    int arguments_fd = -1;                  // open until the run ends
-    std::vector<std::string> early_stderr;  // lines printed while sourcing, before a call
+    bool retired = false;                    // we let it go; its end is expected
+    std::optional<std::string> start_error;  // the call could not be handed to it
+    std::vector<std::string> early_stderr;   // lines printed while sourcing, before a call
     std::string script;
   };
-  struct Warm {
-    RunId id;
-    int control_fd;  // write end of the child's fd 3
+  // A bootstrap process waiting for its call, with the host's ends of its fds 3 and 5.
+  struct Waiting {
+    RunId id = 0;
+    FdGuard control;    // write end of the child's fd 3
+    FdGuard arguments;  // the host's copy of the child's fd 5
     std::shared_ptr<Route> route;
   };
   struct ScriptPool {
     FileStamp stamp;
-    std::deque<Warm> ready;
+    std::deque<Waiting> ready;
+    bool wanted = false;  // called (or hinted): keep processes ready for it
     bool broken = false;  // a warm process died unused: do not warm again until it changes
   };
 
+  asio::io_context& io;
   Runner& runner;
   ExecutorOptions options;
+  std::size_t idle_cap;
   std::map<std::string, ScriptPool> pools;
+  std::deque<std::string> to_fill;  // scripts that may need a process, in order
+  bool fill_posted = false;
   bool retiring = false;
 
-  Impl(Runner& r, ExecutorOptions o) : runner(r), options(std::move(o)) {}
+  Impl(asio::io_context& i, Runner& r, ExecutorOptions o)
+      : io(i), runner(r), options(std::move(o)) {
+    idle_cap = options.max_idle_warm > 0
+                   ? options.max_idle_warm
+                   : std::clamp<std::size_t>(2 * options.warm_per_script, 8, 64);
+  }
 
   void warn(const std::string& text) {
     if (options.on_warning) options.on_warning(text);
   }
 
-  // Spawns the bootstrap for `script`; the caller gets the write end of its fd 3.
-  std::optional<Warm> spawn(const std::string& script, const Limits& limits) {
+  std::size_t idle() const {
+    std::size_t n = 0;
+    for (const auto& [script, pool] : pools) n += pool.ready.size();
+    return n;
+  }
+
+  // Spawns the bootstrap for `script`: the process, or why it could not be started.
+  std::variant<Waiting, std::string> spawn(const std::string& script, const Limits& limits) {
     int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
+    if (::pipe2(fds, O_CLOEXEC) != 0) return failed("pipe2 for the call");
+    FdGuard control_read(fds[0]), control_write(fds[1]);
+    FdGuard arguments(::memfd_create("mcp-shell-host-arguments", MFD_CLOEXEC));
+    if (arguments.fd < 0) return failed("memfd_create for the arguments");
+    FdGuard child_arguments(::fcntl(arguments.fd, F_DUPFD_CLOEXEC, 0));
+    if (child_arguments.fd < 0) return failed("dup of the arguments file");
+
     auto route = std::make_shared<Route>();
     route->script = script;
+    std::weak_ptr<Impl> self = weak_from_this();
     RunCallbacks callbacks;
-    callbacks.on_done = [this, route](Outcome o) { ended(*route, std::move(o)); };
-    callbacks.on_channel_line = [route](std::string line) {
-      if (route->assigned && route->target.on_channel_line)
+    callbacks.on_done = [self, route](Outcome o) {
+      if (auto impl = self.lock()) impl->ended(route, std::move(o));
+    };
+    callbacks.on_channel_line = [self, route](std::string line) {
+      if (!self.expired() && route->assigned && route->target.on_channel_line)
         route->target.on_channel_line(std::move(line));
     };
-    callbacks.on_stderr_line = [route](std::string line) {
+    callbacks.on_stderr_line = [self, route](std::string line) {
+      if (self.expired()) return;
       if (route->assigned) {
         if (route->target.on_stderr_line) route->target.on_stderr_line(std::move(line));
       } else if (route->early_stderr.size() < 200) {
@@ -102,82 +152,127 @@ struct ToolExecutor::Impl {
       }
     };
     LaunchSpec spec = make_tool_launch(options.bash, script, limits);
-    spec.fd3 = fds[0];  // the runner passes it to the child and closes it
+    spec.fd3 = control_read.release();  // the runner owns these two from here on
+    spec.fd5 = child_arguments.release();
     RunId id = runner.start(spec, std::move(callbacks));
-    return Warm{id, fds[1], route};
+    return Waiting{id, std::move(control_write), std::move(arguments), route};
   }
 
-  void ended(Route& route, Outcome o) {
-    if (route.arguments_fd >= 0) ::close(route.arguments_fd);
-    route.arguments_fd = -1;
-    if (route.assigned) {
-      if (route.target.on_done) route.target.on_done(std::move(o));
-      // Replace the process this call used only now: starting one costs the host a fork
-      // and an exec handshake, which must not sit between a call and its response.
-      auto it = pools.find(route.script);
-      if (it != pools.end()) fill(route.script, it->second);
+  // Hands the call to a process waiting on fd 3: the arguments into its fd 5 file, then
+  // the tool name. Either way the host's ends are closed: a process that did not get its
+  // call sees end of file on fd 3 and exits. nullopt on success, else what failed.
+  // The file offset stays 0: the child reads the file from its start.
+  static std::optional<Failure> hand_over(Waiting& w, const ToolLaunch& launch) {
+    auto error =
+        write_all(w.arguments.fd, launch.arguments_json.empty() ? "{}" : launch.arguments_json,
+                  true, "writing the arguments");
+    w.arguments.reset();
+    if (!error)
+      error = write_all(w.control.fd, launch.tool + "\n", false, "handing the call to bash");
+    w.control.reset();
+    return error;
+  }
+
+  void ended(const std::shared_ptr<Route>& route, Outcome o) {
+    if (route->assigned) {
+      if (route->start_error) {
+        o.ending = Ending::kFailedToStart;
+        o.start_error = *route->start_error;
+      }
+      auto done = std::move(route->target.on_done);
+      route->target = {};
+      route->assigned = false;
+      route->retired = true;
+      if (done) done(std::move(o));
+      // The process this call used is replaced only now, and in a later turn of the loop:
+      // a spawn costs the host a fork and an exec handshake, which must not sit between a
+      // call and its response.
+      want_fill(route->script);
       return;
     }
-    if (route.retired || retiring) return;
+    if (route->retired || retiring) return;
     // A warm process ended before it had a call: sourcing the script fails or exits.
-    auto it = pools.find(route.script);
+    auto it = pools.find(route->script);
     if (it == pools.end()) return;
-    for (auto w = it->second.ready.begin(); w != it->second.ready.end(); ++w)
-      if (w->route.get() == &route) {
-        ::close(w->control_fd);
-        it->second.ready.erase(w);
-        break;
-      }
+    auto& ready = it->second.ready;
+    std::erase_if(ready, [&](const Waiting& w) { return w.route == route; });
     if (!it->second.broken) {
       it->second.broken = true;
-      warn(route.script + ": a pre-started bash ended before its call (" + describe_ending(o) +
+      warn(route->script + ": a pre-started bash ended before its call (" + describe_ending(o) +
            "); calls to this script spawn bash afresh until the script changes");
     }
   }
 
-  void fill(const std::string& script, ScriptPool& pool) {
-    if (retiring || pool.broken) return;
-    while (pool.ready.size() < options.warm_per_script) {
+  // ---- spawning ahead ---------------------------------------------------------------
+
+  void want_fill(const std::string& script) {
+    if (retiring || options.warm_per_script == 0) return;
+    auto it = pools.find(script);
+    if (it == pools.end() || !it->second.wanted || it->second.broken) return;
+    if (std::find(to_fill.begin(), to_fill.end(), script) == to_fill.end())
+      to_fill.push_back(script);
+    post_fill();
+  }
+
+  void post_fill() {
+    if (fill_posted || to_fill.empty()) return;
+    fill_posted = true;
+    asio::post(io, [self = weak_from_this()] {
+      if (auto impl = self.lock()) impl->fill_step();
+    });
+  }
+
+  // At most one spawn per turn of the event loop, round robin over the scripts that need
+  // one, within the cap.
+  void fill_step() {
+    fill_posted = false;
+    while (!to_fill.empty() && !retiring) {
+      const std::string script = to_fill.front();
+      to_fill.pop_front();
+      auto it = pools.find(script);
+      if (it == pools.end()) continue;
+      ScriptPool& pool = it->second;
+      if (FileStamp now = stamp_of(script); !(now == pool.stamp)) {
+        retire(pool);
+        pool.stamp = now;
+        pool.broken = false;
+      }
+      if (pool.broken || pool.ready.size() >= options.warm_per_script) continue;
+      if (idle() >= idle_cap) {
+        to_fill.clear();  // refilled again as calls end
+        return;
+      }
       Limits waiting = options.warm_limits;
       waiting.timeout = std::chrono::milliseconds(0);  // the deadline starts with the call
-      auto warm = spawn(script, waiting);
-      if (!warm) return;
-      pool.ready.push_back(std::move(*warm));
+      auto spawned = spawn(script, waiting);
+      if (auto* error = std::get_if<std::string>(&spawned)) {
+        warn(script + ": could not start a bash ahead of its calls: " + *error);
+        return;  // tried again when a call ends
+      }
+      pool.ready.push_back(std::move(std::get<Waiting>(spawned)));
+      if (pool.ready.size() < options.warm_per_script) to_fill.push_back(script);
+      break;
     }
+    post_fill();
   }
 
   void retire(ScriptPool& pool) {
-    for (auto& w : pool.ready) {
-      w.route->retired = true;
-      ::close(w.control_fd);  // its read of fd 3 sees end of file and it exits
-    }
-    pool.ready.clear();
+    for (auto& w : pool.ready) w.route->retired = true;
+    pool.ready.clear();  // closes fd 3: its read sees end of file and it exits
   }
 
-  // Hands the call to a process waiting on `control_fd`. False if it is gone.
-  bool assign(Warm& w, const ToolLaunch& launch, RunCallbacks callbacks) {
-    // The arguments go in a sealed in-memory file that the child opens by its /proc path:
-    // read in blocks (bash reads a pipe byte by byte), never through argv or environ.
-    int args = -1;
-    try {
-      args =
-          make_payload_file(launch.arguments_json.empty() ? "{}" : launch.arguments_json).release();
-    } catch (const std::exception&) {
-      return false;
-    }
-    w.route->target = std::move(callbacks);
-    w.route->assigned = true;
-    w.route->arguments_fd = args;
-    std::string control = launch.tool + "\n/proc/" + std::to_string(::getpid()) + "/fd/" +
-                          std::to_string(args) + "\n";
-    bool ok = write_all(w.control_fd, control);
-    ::close(w.control_fd);
-    if (!ok) return false;
-    if (auto* early = &w.route->early_stderr; !early->empty() && w.route->target.on_stderr_line) {
-      for (auto& line : *early) w.route->target.on_stderr_line(std::move(line));
-      early->clear();
-    }
-    return true;
+  // ---- calls --------------------------------------------------------------------------
+
+  // Ends a call that never got a process, from a later turn of the loop.
+  void fail_later(RunCallbacks callbacks, std::string why) {
+    asio::post(io, [self = weak_from_this(), callbacks = std::move(callbacks),
+                    why = std::move(why)]() mutable {
+      if (self.expired() || !callbacks.on_done) return;
+      Outcome o;
+      o.ending = Ending::kFailedToStart;
+      o.start_error = std::move(why);
+      callbacks.on_done(std::move(o));
+    });
   }
 
   RunId run(const ToolLaunch& launch, RunCallbacks callbacks) {
@@ -188,47 +283,65 @@ struct ToolExecutor::Impl {
       pool.stamp = now;
       pool.broken = false;
     }
+    pool.wanted = options.warm_per_script > 0;
     const bool warm_fits = same_limits_except_timeout(launch.limits, options.warm_limits);
     if (warm_fits && !pool.ready.empty()) {
-      Warm w = std::move(pool.ready.front());
+      Waiting w = std::move(pool.ready.front());
       pool.ready.pop_front();
-      auto route = w.route;
-      if (assign(w, launch, callbacks)) {
+      w.route->target = std::move(callbacks);
+      w.route->assigned = true;
+      if (!hand_over(w, launch)) {
         runner.set_deadline(w.id, launch.limits.timeout);
-        return w.id;  // refilled when this call ends (see ended())
+        if (auto& early = w.route->early_stderr; !early.empty()) {
+          if (w.route->target.on_stderr_line)
+            for (auto& line : early) w.route->target.on_stderr_line(std::move(line));
+          early.clear();
+        }
+        return w.id;  // replaced when this call ends (see ended())
       }
-      // It died under us: let it go quietly and spawn afresh below.
-      route->assigned = false;
-      route->retired = true;
-      route->target = {};
+      // It died under us, or its file could not take the arguments: let it go (its fd 3
+      // is closed) and spawn afresh below.
+      callbacks = std::move(w.route->target);
+      w.route->target = {};
+      w.route->assigned = false;
+      w.route->retired = true;
     }
-    auto fresh = spawn(launch.script, launch.limits);
-    if (!fresh) {
-      // Not even a pipe: report through the runner's own failure path.
-      LaunchSpec broken;
-      broken.argv = {"/nonexistent/pipe2-failed"};
-      return runner.start(broken, std::move(callbacks));
+    auto spawned = spawn(launch.script, launch.limits);
+    if (auto* error = std::get_if<std::string>(&spawned)) {
+      fail_later(std::move(callbacks), *error);
+      return 0;
     }
-    RunId id = fresh->id;
-    if (!assign(*fresh, launch, std::move(callbacks))) {
-      // The child is gone already (e.g. bash missing): its on_done reports why.
+    Waiting& fresh = std::get<Waiting>(spawned);
+    const RunId id = fresh.id;
+    fresh.route->target = std::move(callbacks);
+    fresh.route->assigned = true;
+    // EPIPE: the process is gone already (bash missing, the script exits at top level);
+    // its own ending says why. Anything else: it sees end of file on fd 3 and exits, and
+    // the call reports what failed.
+    if (auto error = hand_over(fresh, launch); error && error->error != EPIPE) {
+      fresh.route->start_error = error->text;
+      runner.cancel(id);
     }
     runner.set_deadline(id, launch.limits.timeout);
     return id;
   }
 };
 
-ToolExecutor::ToolExecutor(Runner& runner, ExecutorOptions options)
-    : impl_(std::make_unique<Impl>(runner, std::move(options))) {}
+ToolExecutor::ToolExecutor(asio::io_context& io, Runner& runner, ExecutorOptions options)
+    : impl_(std::make_shared<Impl>(io, runner, std::move(options))) {}
 
 ToolExecutor::~ToolExecutor() { retire_warm(); }
 
 void ToolExecutor::warm(const std::vector<std::string>& scripts) {
-  if (impl_->options.warm_per_script == 0) return;
+  if (impl_->options.warm_per_script == 0 || impl_->retiring) return;
+  // All or nothing: warming the first few of a large directory would keep its later
+  // scripts cold however often they are called.
+  if (scripts.size() * impl_->options.warm_per_script > impl_->idle_cap) return;
   for (const auto& s : scripts) {
     auto& pool = impl_->pools[s];
-    pool.stamp = stamp_of(s);
-    impl_->fill(s, pool);
+    if (!pool.wanted) pool.stamp = stamp_of(s);
+    pool.wanted = true;
+    impl_->want_fill(s);
   }
 }
 
@@ -243,7 +356,9 @@ RunId ToolExecutor::run(const ToolLaunch& launch, CallCallbacks callbacks) {
   return impl_->run(launch, std::move(raw));
 }
 
-void ToolExecutor::cancel(RunId id) { impl_->runner.cancel(id); }
+void ToolExecutor::cancel(RunId id) {
+  if (id != 0) impl_->runner.cancel(id);
+}
 
 void ToolExecutor::terminate_all(std::chrono::milliseconds grace) {
   retire_warm();
@@ -252,7 +367,10 @@ void ToolExecutor::terminate_all(std::chrono::milliseconds grace) {
 
 void ToolExecutor::retire_warm() {
   impl_->retiring = true;
+  impl_->to_fill.clear();
   for (auto& [script, pool] : impl_->pools) impl_->retire(pool);
 }
+
+std::size_t ToolExecutor::idle_warm() const { return impl_->idle(); }
 
 }  // namespace mcpsh::execution

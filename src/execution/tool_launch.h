@@ -1,8 +1,16 @@
 #pragma once
-// How a tool call becomes a process: `bash -c BOOTSTRAP _ SCRIPT` sources the script (its
-// top-level output sent to stderr, stdin /dev/null), then waits on fd 3 for exactly one
-// call: a line with the tool name, a line with the path of a file holding the arguments.
-// It reads the arguments, closes fd 3 and runs tool_<name> "$args". Knows bash, not MCP.
+// How a tool call becomes a process: `bash -p -c BOOTSTRAP _ SCRIPT` sources the script
+// (its top-level output sent to stderr, stdin /dev/null), then waits on fd 3 for exactly
+// one call: a line with the tool name. The call's arguments are in fd 5, a file of the
+// process's own that the host fills before writing that line. The bootstrap reads them,
+// closes fds 3 and 5 and runs tool_<name> "$args". Knows bash, not MCP.
+//
+// The bootstrap is immune to what the script and the environment set: exported functions
+// and SHELLOPTS/BASHOPTS from the environment are not imported (-p), it calls builtins as
+// `builtin X` after removing a function named `builtin`, reads with constructs no function
+// or alias can replace, and relies on no exit status that errexit or an ERR trap could
+// turn into an exit. The tool then runs under exactly the options, traps and functions
+// the script left in force.
 //
 // The same bootstrap serves a fresh spawn (the call is written at once) and a process
 // started ahead of time (the call is written when one comes; see ToolExecutor).
@@ -20,7 +28,8 @@ struct ToolLaunch {
 };
 
 // The spec for one bootstrap process; the caller sets spec.fd3 to the read end of the
-// pipe it will write the call to.
+// pipe it will write the tool name to, and spec.fd5 to the file holding the arguments
+// (read from offset 0; compact JSON, so no trailing newline to lose).
 LaunchSpec make_tool_launch(const std::string& bash, const std::string& script,
                             const Limits& limits);
 
