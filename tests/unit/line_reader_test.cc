@@ -16,7 +16,9 @@
 namespace mcpsh::transport {
 namespace {
 
-// What the reader delivered, on the test's thread.
+// What the reader delivered, on the test's thread. Every test reads to the end of input,
+// so the reader's thread is done with the pipe before the pipe is closed (a thread left in
+// read(2) would read from whatever pipe reuses the descriptor number next).
 struct Delivered {
   std::vector<std::string> lines;
   std::vector<std::size_t> oversized;
@@ -186,6 +188,8 @@ TEST(LineReader, PauseTakesEffectBetweenLines) {
   reader.set_paused(false);
   EXPECT_TRUE(posted.run_until([&] { return got.lines.size() == 2; }));
   EXPECT_EQ(got.lines[1], "two");
+  pipe.close_write();
+  EXPECT_TRUE(posted.run_until([&] { return got.eof; }));
 }
 
 }  // namespace

@@ -17,11 +17,11 @@ class PostedQueue {
  public:
   // The `post` to give a LineReader or LineWriter.
   std::function<void(std::function<void()>)> post() {
+    // Notified with the lock held: once the test has taken the function, the poster is
+    // done with this object, which the test may then destroy.
     return [this](std::function<void()> f) {
-      {
-        std::lock_guard lock(mutex_);
-        waiting_.push_back(std::move(f));
-      }
+      std::lock_guard lock(mutex_);
+      waiting_.push_back(std::move(f));
       changed_.notify_all();
     };
   }
