@@ -3,6 +3,8 @@
 // usage error with a message naming the option and its range: exit status 2.
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include "e2e_helpers.h"
 
 namespace mcpsh::testing {
@@ -12,6 +14,11 @@ struct Rejected {
   std::vector<std::string> args;
   std::string message;  // part of what stderr must say
 };
+
+// For test names and failure messages: the arguments, not the struct's bytes.
+void PrintTo(const Rejected& r, std::ostream* out) {
+  for (const auto& a : r.args) *out << a << " ";
+}
 
 class RejectedOption : public ::testing::TestWithParam<Rejected> {};
 
