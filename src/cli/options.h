@@ -17,6 +17,8 @@ struct Options {
   std::vector<std::string> paths;
   execution::Limits limits;
   std::size_t max_concurrency = 16;
+  // Calls waiting for a concurrency slot; at this many, stdin is no longer read.
+  std::size_t max_queue = 64;
   std::size_t warm = 2;  // ready bash processes per script
   std::size_t max_line = 64u << 20;
   std::chrono::milliseconds heartbeat{5000};

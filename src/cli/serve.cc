@@ -1,10 +1,18 @@
 // The stdio server: stdin lines in, stdout lines out, until the client is done.
 //
-// Lifecycle: stdin EOF -> stop reading, let calls in flight finish (bounded by their
-// timeouts), write their responses, exit 0. SIGTERM/SIGINT or stdout closed by the
-// client -> terminate every tool group (SIGTERM, SIGKILL after a short grace; a second
-// signal: SIGKILL at once), send nothing more, exit 0. Either way, when the loop ends the
-// runner's destructor kills and reaps every process still left (adr/0004).
+// Lifecycle:
+//  - Serving. Reading stdin pauses while the client is not taking our output (the writer
+//    is over its high-water mark) or --max-queue calls wait for a slot; it resumes when
+//    they drain. The client's writes then block: nothing is dropped, memory stays bounded.
+//  - Stopping. stdin EOF -> stop reading, let calls in flight finish (bounded by their
+//    timeouts), answer them. SIGTERM, SIGINT, SIGHUP, SIGQUIT or stdout closed by the
+//    client -> terminate every tool group (SIGTERM, SIGKILL after a short grace; a second
+//    signal: SIGKILL at once), send nothing more.
+//  - Flushing. Responses already queued are written, with a deadline: after a signal, the
+//    shutdown grace; after EOF, until the client takes no byte for kFlushStall. A signal
+//    during the flush ends it at once. Then exit 0.
+// Either way, when serve returns the runner's destructor kills and reaps every process
+// still left (adr/0004).
 #include <signal.h>
 #include <unistd.h>
 
@@ -12,6 +20,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <iostream>
 #include <mutex>
 
@@ -27,8 +36,26 @@ namespace asio = boost::asio;
 
 namespace {
 // How long tools get to clean up when the host itself is told to stop (or --kill-grace,
-// when shorter): a client that stops us expects us gone promptly.
+// when shorter), and how long the last responses then get: a client that stops us
+// expects us gone promptly.
 constexpr auto kShutdownGrace = std::chrono::milliseconds(1000);
+// After end of input, how long the client may take no byte of the last responses before
+// they are given up.
+constexpr auto kFlushStall = std::chrono::seconds(10);
+
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGQUIT:
+      return "SIGQUIT";
+  }
+  return "signal " + std::to_string(sig);
+}
 }  // namespace
 
 int serve(const Options& options) {
@@ -54,7 +81,7 @@ int serve(const Options& options) {
     std::lock_guard lock(gate->mutex);
     if (gate->open) asio::post(host.io, std::move(f));
   };
-  bool stopping = false, input_done = false;
+  bool stopping = false, input_done = false, flushing = false;
 
   // Stops the loop once no call is left to answer. Runs that belong to no call (bash
   // processes started ahead, now retiring) do not keep the host alive: the runner's
@@ -70,7 +97,29 @@ int serve(const Options& options) {
     maybe_exit();
   };
 
-  transport::LineWriter writer(STDOUT_FILENO, post, [&] { shut_down("the client closed stdout"); });
+  // Backpressure: set once both ends exist; runs on the loop's thread.
+  std::function<void()> update_flow = [] {};
+  transport::LineWriter writer(
+      STDOUT_FILENO, post,
+      transport::WriterEvents{[&] { shut_down("the client closed stdout"); },
+                              [&] { update_flow(); }});
+  transport::LineReader reader(
+      STDIN_FILENO, options.max_line, post,
+      transport::LineEvents{[&](std::string line) {
+                              if (!stopping && !input_done) host.server->on_line(line);
+                              update_flow();
+                            },
+                            [&](std::size_t size) {
+                              if (!stopping && !input_done) host.server->on_oversized_line(size);
+                              update_flow();
+                            },
+                            [&] {
+                              input_done = true;
+                              host.server->input_closed();
+                              log->info("stdin closed; finishing " +
+                                        std::to_string(host.server->in_flight()) + " call(s)");
+                              maybe_exit();
+                            }});
 
   auto error = prepare(
       host, options, *log, [&writer](std::string line) { writer.write(std::move(line)); },
@@ -87,14 +136,33 @@ int serve(const Options& options) {
   log->info("serving " + std::to_string(host.catalog.tools.size()) + " tool(s) on stdio");
   host.server->start_warm();
 
+  bool paused = false;
+  update_flow = [&] {
+    const bool writer_full = writer.over_high_water();
+    const bool queue_full = host.server->queued() >= options.max_queue;
+    if ((writer_full || queue_full) == paused) return;
+    paused = !paused;
+    reader.set_paused(paused);
+    log->debug(paused ? std::string("stdin paused: ") + (writer_full
+                                                             ? "the client is not reading stdout"
+                                                             : "the call queue is full")
+                      : std::string("stdin resumed"));
+  };
+  host.server->set_on_dequeue(update_flow);
   host.server->set_on_idle([&] { asio::post(host.io, maybe_exit); });
-  asio::signal_set signals(host.io, SIGTERM, SIGINT);
-  // The first signal shuts down gracefully; another one kills every tool at once.
+
+  asio::signal_set signals(host.io, SIGTERM, SIGINT, SIGHUP);
+  signals.add(SIGQUIT);
+  // The first signal shuts down gracefully; another one kills every tool at once, or ends
+  // the flush of the last responses.
   std::function<void(const boost::system::error_code&, int)> on_signal =
       [&](const boost::system::error_code& ec, int sig) {
         if (ec) return;
-        const std::string name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
-        if (!stopping) {
+        const std::string name = signal_name(sig);
+        if (flushing) {
+          log->info("received " + name + " while writing the last responses: exiting now");
+          host.io.stop();
+        } else if (!stopping) {
           shut_down("received " + name);
         } else {
           log->info("received " + name + " again: killing every tool now");
@@ -104,26 +172,47 @@ int serve(const Options& options) {
       };
   signals.async_wait(on_signal);
 
-  transport::LineReader reader(
-      STDIN_FILENO, options.max_line, post,
-      transport::LineEvents{[&](std::string line) {
-                              if (!stopping && !input_done) host.server->on_line(line);
-                            },
-                            [&](std::size_t size) {
-                              if (!stopping && !input_done) host.server->on_oversized_line(size);
-                            },
-                            [&] {
-                              input_done = true;
-                              host.server->input_closed();
-                              log->info("stdin closed; finishing " +
-                                        std::to_string(host.server->in_flight()) + " call(s)");
-                              maybe_exit();
-                            }});
   reader.start();
-
   auto work = asio::make_work_guard(host.io);
   host.io.run();
-  writer.flush();
+
+  // The last responses: the loop keeps running (signals, processes being reaped) until
+  // the writer is done, the deadline passes or a signal comes.
+  flushing = true;
+  if (!writer.closed() && writer.queued_bytes() > 0) {
+    host.io.restart();
+    bool flushed = false;
+    writer.when_flushed([&] {
+      flushed = true;
+      host.io.stop();
+    });
+    asio::steady_timer deadline(host.io);
+    // After a signal: a fixed grace. After end of input: as long as the client keeps taking
+    // whole lines, given up once it took none for kFlushStall.
+    std::size_t last_queued = writer.queued_bytes();
+    std::function<void(const boost::system::error_code&)> on_deadline =
+        [&](const boost::system::error_code& ec) {
+          if (ec) return;
+          const std::size_t queued = writer.queued_bytes();
+          if (stopping || queued == last_queued) {
+            host.io.stop();
+            return;
+          }
+          last_queued = queued;
+          deadline.expires_after(kFlushStall);
+          deadline.async_wait(on_deadline);
+        };
+    if (stopping)
+      deadline.expires_after(kShutdownGrace);
+    else
+      deadline.expires_after(kFlushStall);
+    deadline.async_wait(on_deadline);
+    host.io.run();
+    if (!flushed && !writer.closed())
+      log->warning("the client is not reading stdout: " + std::to_string(writer.queued_bytes()) +
+                   " byte(s) of responses not delivered");
+  }
+  writer.abandon();
   std::lock_guard lock(gate->mutex);
   gate->open = false;
   return 0;

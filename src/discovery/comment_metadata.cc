@@ -134,6 +134,14 @@ CommentMetadata metadata_from_comments(const std::string& tool_name,
                              tag.value + "\"");
         continue;
       }
+      // Checked before the conversion below, which is undefined for huge values; the same
+      // bound as --timeout.
+      constexpr double kMaxSeconds = 365.0 * 24 * 3600;
+      if (seconds > kMaxSeconds) {
+        out.errors.push_back(at + "@timeout must be at most 31536000 seconds (365 days), got \"" +
+                             tag.value + "\"");
+        continue;
+      }
       out.timeout = std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000)));
     } else {
       out.errors.push_back(at + "unknown tag @" + tag.name);

@@ -247,6 +247,17 @@ TEST(CommentMetadata, BadTimeoutIsAnError) {
   }
 }
 
+TEST(CommentMetadata, TimeoutBeyondAYearIsAnError) {
+  for (const char* huge : {"1e300", "1e19", "31536001"}) {
+    auto m = meta_of({std::string("# @timeout ") + huge, "tool_t() {"});
+    ASSERT_EQ(m.errors.size(), 1u) << "@timeout " << huge;
+    EXPECT_NE(m.errors[0].find("at most 31536000 seconds"), std::string::npos) << m.errors[0];
+    EXPECT_FALSE(m.timeout.has_value()) << "@timeout " << huge;
+  }
+  EXPECT_EQ(meta_of({"# @timeout 31536000", "tool_t() {"}).timeout,
+            std::chrono::milliseconds(31536000000LL));
+}
+
 TEST(CommentMetadata, UnknownTagIsAnError) {
   auto m = meta_of({"# Desc.", "# @retries 3", "tool_t() {"});
   ASSERT_EQ(m.errors.size(), 1u);

@@ -1,0 +1,94 @@
+#include "transport/output_descriptor.h"
+
+#include <limits.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace mcpsh::transport {
+
+namespace {
+
+enum class Ready { kWritable, kPeerGone, kWokenUp };
+
+// Waits until `fd` has room, its reader is gone, or `wake_fd` is readable (which wins).
+Ready wait_writable(int fd, int wake_fd) {
+  for (;;) {
+    pollfd p[2] = {{wake_fd, POLLIN, 0}, {fd, POLLOUT, 0}};
+    if (::poll(p, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return Ready::kPeerGone;  // EINVAL/ENOMEM: nothing sensible left to wait for
+    }
+    if (p[0].revents & POLLIN) return Ready::kWokenUp;
+    if (p[1].revents & (POLLERR | POLLHUP | POLLNVAL)) return Ready::kPeerGone;
+    if (p[1].revents & POLLOUT) return Ready::kWritable;
+  }
+}
+
+// One write that does not block on a full pipe or socket: >0 bytes, 0 = no room (EAGAIN),
+// -1 = the peer is gone or the descriptor failed.
+ssize_t write_some(int fd, OutputKind kind, const char* data, std::size_t size) {
+  for (;;) {
+    ssize_t n;
+    if (kind == OutputKind::kSocket)
+      n = ::send(fd, data, size, MSG_DONTWAIT | MSG_NOSIGNAL);
+    else
+      n = ::write(fd, data,
+                  kind == OutputKind::kPipe ? std::min<std::size_t>(size, PIPE_BUF) : size);
+    if (n >= 0) return n;
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+    return -1;
+  }
+}
+
+}  // namespace
+
+OutputKind output_kind(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return OutputKind::kOther;
+  if (S_ISFIFO(st.st_mode)) return OutputKind::kPipe;
+  if (S_ISSOCK(st.st_mode)) return OutputKind::kSocket;
+  return OutputKind::kOther;
+}
+
+WriteEnd write_until_woken(int fd, OutputKind kind, std::string_view data, std::size_t& written,
+                           int wake_fd) {
+  while (written < data.size()) {
+    // Regular files and /dev/null are always "ready"; a terminal may make write(2) wait, and
+    // poll tells that apart too.
+    switch (wait_writable(fd, wake_fd)) {
+      case Ready::kWokenUp:
+        return WriteEnd::kWokenUp;
+      case Ready::kPeerGone:
+        return WriteEnd::kPeerGone;
+      case Ready::kWritable:
+        break;
+    }
+    ssize_t n = write_some(fd, kind, data.data() + written, data.size() - written);
+    if (n < 0) return WriteEnd::kPeerGone;
+    written += static_cast<std::size_t>(n);
+  }
+  return WriteEnd::kDone;
+}
+
+bool wait_woken_or_peer_gone(int fd, OutputKind kind, int wake_fd) {
+  // Events 0: only POLLERR/POLLHUP, which poll always reports. A regular file or terminal
+  // never goes away in a way worth noticing while idle; a failed write will tell.
+  const bool watch_peer = kind != OutputKind::kOther;
+  for (;;) {
+    pollfd p[2] = {{wake_fd, POLLIN, 0}, {watch_peer ? fd : -1, 0, 0}};
+    if (::poll(p, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return true;
+    }
+    if (p[0].revents & POLLIN) return false;
+    if (p[1].revents & (POLLERR | POLLHUP | POLLNVAL)) return true;
+  }
+}
+
+}  // namespace mcpsh::transport
