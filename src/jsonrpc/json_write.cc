@@ -3,6 +3,7 @@
 #include <rapidjson/internal/dtoa.h>
 #include <rapidjson/internal/itoa.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -16,26 +17,18 @@ namespace {
 constexpr char kHex[] = "0123456789ABCDEF";
 
 // The escape RapidJSON's Writer uses for each byte below 0x80 ('u': \u00XX), 0 if none.
-constexpr char escape_for(unsigned char c) {
-  switch (c) {
-    case '\b':
-      return 'b';
-    case '\t':
-      return 't';
-    case '\n':
-      return 'n';
-    case '\f':
-      return 'f';
-    case '\r':
-      return 'r';
-    case '"':
-      return '"';
-    case '\\':
-      return '\\';
-    default:
-      return c < 0x20 ? 'u' : 0;
-  }
-}
+constexpr std::array<char, 0x80> kEscape = [] {
+  std::array<char, 0x80> table{};
+  for (int c = 0; c < 0x20; ++c) table[c] = 'u';
+  table['\b'] = 'b';
+  table['\t'] = 't';
+  table['\n'] = 'n';
+  table['\f'] = 'f';
+  table['\r'] = 'r';
+  table['"'] = '"';
+  table['\\'] = '\\';
+  return table;
+}();
 
 // True when none of the 8 bytes at p needs attention: no control character, no '"',
 // no '\\', nothing >= 0x80. (SWAR: a set high bit in a lane marks a byte that does.)
@@ -94,7 +87,7 @@ void append_json_string(std::string& out, std::string_view text) {
       run = i;
       continue;
     }
-    const char e = escape_for(c);
+    const char e = kEscape[c];
     if (e == 0) {
       ++i;
       continue;
