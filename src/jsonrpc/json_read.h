@@ -1,6 +1,7 @@
 #pragma once
-// The one reader of JSON text the host receives (requests, a tool's JSON output): bounded
-// work per input and one meaning for text RapidJSON 1.1 would read inconsistently.
+// How the host reads JSON that comes from outside it (request lines, a tool's JSON
+// output): bounded work per input, and one meaning for text that RapidJSON 1.1 alone
+// would read inconsistently.
 //
 // Before RapidJSON sees the text, one pass over it (scan_json) finds:
 //  - a NUL byte: an error at its offset. (RapidJSON takes a NUL for the end of the text

@@ -1,6 +1,6 @@
 #pragma once
-// The one writer of JSON text the host sends: compact, one line, valid UTF-8 and valid
-// JSON whatever bytes the values hold.
+// The writer of every JSON text the host sends to a client (through response.h):
+// compact, one line, valid UTF-8 and valid JSON whatever bytes the values hold.
 //
 // For valid input the text is byte for byte what RapidJSON's Writer produces (same
 // escapes, same number formatting), so nothing on the wire changes for well-formed
