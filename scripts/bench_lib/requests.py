@@ -21,6 +21,13 @@ def call(req_id, tool, arguments_json="{}"):
     return request(req_id, "tools/call", '"name":"%s","arguments":%s' % (tool, arguments_json))
 
 
+def nested(req_id, size):
+    """A tools/list line of `size` bytes whose params hold one array nested as deep as fits."""
+    head = '{"jsonrpc":"2.0","id":%d,"method":"tools/list","params":{"deep":' % req_id
+    depth = (size - len(head) - len("}}\n")) // 2
+    return (head + "[" * depth + "]" * depth + "}}\n").encode()
+
+
 def tool_text(response):
     """The first text block of a CallToolResult, or None when the response is not one."""
     try:

@@ -317,12 +317,19 @@ class Bench:
                               lambda: self.floor.bash_tool("bytes", out_args),
                               note="host run with --max-output %s" % max_output,
                               floor_note="output read through a pipe")
+        # A line of nested brackets under the default --max-line: refused (-32600) before
+        # anything is built from it, so its cost is the line itself.
+        size_nested = self.n["nested_bytes"]
+        rows += self._payload("%.0f MiB nested line" % (size_nested / MIB), [],
+                              lambda i: requests.nested(i, size_nested),
+                              lambda m: (m.get("error") or {}).get("code") == -32600, size_nested, reps,
+                              None, note="refused as nested too deeply", old_core=False)
         return rows
 
-    def _payload(self, kind, options, make, ok, size, reps, floor, note="", floor_note=""):
+    def _payload(self, kind, options, make, ok, size, reps, floor, note="", floor_note="", old_core=True):
         rows = []
         subjects = [("host", lambda: self.host(*options), reps)]
-        if self.oldcore_server:
+        if self.oldcore_server and old_core:
             subjects.append(("old core", self.old, self.n["old_payload"]))
         for subject, start, n in subjects:
             s = start()
@@ -335,7 +342,7 @@ class Bench:
                     t, msg = s.round_trip(make, timeout=300)
                     times.append(t)
                     errors += not ok(msg)
-                    if subject == "host":
+                    if subject == "host" and floor:
                         fl.append(floor())
                 own, kids = cpu.split(n)
                 peak = s.proc_status("VmHWM")
@@ -347,7 +354,7 @@ class Bench:
             split = "CPU/req: server %.0f ms + children %.0f ms" % (own / 1e6, kids / 1e6)
             rows.append(row("payload", kind, subject, times, errors, cpu_ns=own + kids,
                             note="; ".join(x for x in (split, note if subject == "host" else "") if x), **extra))
-            if subject == "host":
+            if subject == "host" and floor:
                 rows.append(row("payload", kind, "bash floor", [x.wall for x in fl], cpu_ns=[x.cpu for x in fl],
                                 note=floor_note))
         return rows

@@ -1,44 +1,18 @@
 #include "jsonrpc/message.h"
 
-#include <rapidjson/error/en.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
-#include <algorithm>
+#include <iterator>
 #include <memory>
 
 #include "jsonrpc/error_codes.h"
+#include "jsonrpc/json_write.h"
 
 namespace mcpsh::jsonrpc {
 
 std::optional<RequestId> to_request_id(const rapidjson::Value& id) {
   if (!id.IsString() && !id.IsInt64() && !id.IsUint64()) return std::nullopt;
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  id.Accept(writer);
-  return RequestId{std::string(buffer.GetString(), buffer.GetSize())};
-}
-
-std::size_t nesting_depth(std::string_view text) {
-  std::size_t depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
+  RequestId result;
+  append_json(result.json, id);
+  return result;
 }
 
 namespace {
@@ -59,19 +33,99 @@ Message ignored(std::string why) {
   return m;
 }
 
-}  // namespace
+// ---- the envelope of a line too deep to parse -------------------------------------------
 
-Message parse_message(std::string_view line) {
-  auto doc = std::make_shared<rapidjson::Document>();
-  // Numbers are kept exact; invalid UTF-8 is a parse error (it could not be echoed as JSON).
-  // Iterative: parsing never recurses, whatever the nesting (see kMaxNesting).
-  doc->Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseValidateEncodingFlag |
-             rapidjson::kParseIterativeFlag>(line.data(), line.size());
-  if (doc->HasParseError()) {
-    return error(std::nullopt, kParseError,
-                 std::string("Parse error: ") + rapidjson::GetParseError_En(doc->GetParseError()) +
-                     " at offset " + std::to_string(doc->GetErrorOffset()));
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+std::size_t skip_space(std::string_view text, std::size_t i) {
+  while (i < text.size() && is_space(text[i])) ++i;
+  return i;
+}
+
+// `i` at an opening quote: the offset just past the closing one, or npos.
+std::size_t end_of_string(std::string_view text, std::size_t i) {
+  for (++i; i < text.size(); ++i) {
+    if (text[i] == '\\')
+      ++i;
+    else if (text[i] == '"')
+      return i + 1;
   }
+  return std::string_view::npos;
+}
+
+// `i` at a member's value: the offset of the ',' or '}' that ends it, or npos.
+std::size_t end_of_value(std::string_view text, std::size_t i) {
+  std::size_t depth = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '"') {
+      i = end_of_string(text, i);
+      if (i == std::string_view::npos) return i;
+      continue;
+    }
+    if (c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ']' || c == '}') {
+      if (depth == 0) return c == '}' ? i : std::string_view::npos;
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      return i;
+    }
+    ++i;
+  }
+  return std::string_view::npos;
+}
+
+// The value of a member's text, if it is JSON shallow enough to read; else "[]", which
+// is neither a valid id, nor a method, nor a version.
+std::string shallow_or_placeholder(std::string_view value) {
+  ParsedJson parsed = parse_json(std::string(value));
+  if (parsed.failure != ParsedJson::Failure::kNone) return "[]";
+  std::string text;
+  append_json(text, *parsed.document);
+  return text;
+}
+
+// The "jsonrpc", "id", "method", "result" and "error" members of the top-level object of a line
+// that is balanced but too deep to parse whole, read without building its deep parts; nullopt when
+// its top level is not an object whose members can be told apart.
+std::optional<std::string> shallow_envelope(std::string_view text) {
+  std::size_t i = skip_space(text, 0);
+  if (i >= text.size() || text[i] != '{') return std::nullopt;
+  std::string envelope = "{";
+  static constexpr std::string_view kNames[] = {"jsonrpc", "id", "method", "result", "error"};
+  bool has[std::size(kNames)] = {};
+  i = skip_space(text, i + 1);
+  if (i < text.size() && text[i] == '}') return envelope + "}";
+  for (;;) {
+    if (i >= text.size() || text[i] != '"') return std::nullopt;
+    const std::size_t key_end = end_of_string(text, i);
+    if (key_end == std::string_view::npos) return std::nullopt;
+    ParsedJson key = parse_json(std::string(text.substr(i, key_end - i)));
+    if (key.failure != ParsedJson::Failure::kNone) return std::nullopt;
+    i = skip_space(text, key_end);
+    if (i >= text.size() || text[i] != ':') return std::nullopt;
+    const std::size_t value_start = skip_space(text, i + 1);
+    const std::size_t value_end = end_of_value(text, value_start);
+    if (value_end == std::string_view::npos) return std::nullopt;
+    const std::string_view name(key.document->GetString(), key.document->GetStringLength());
+    for (std::size_t k = 0; k < std::size(kNames); ++k) {
+      if (name != kNames[k] || has[k]) continue;  // the first of duplicates, as FindMember
+      has[k] = true;
+      if (envelope.size() > 1) envelope += ',';
+      append_json_string(envelope, name);
+      envelope += ':';
+      envelope += shallow_or_placeholder(text.substr(value_start, value_end - value_start));
+    }
+    i = value_end;
+    if (text[i] == '}') return envelope + "}";
+    i = skip_space(text, i + 1);
+  }
+}
+
+// Classifies a parsed message; `too_deep`: the line nests deeper than kMaxNesting and
+// `doc` holds only its envelope.
+Message classify(std::shared_ptr<rapidjson::Document> doc, bool too_deep) {
   if (doc->IsArray())
     return error(std::nullopt, kInvalidRequest, "Invalid Request: batches are not supported");
   if (!doc->IsObject())
@@ -101,7 +155,7 @@ Message parse_message(std::string_view line) {
       return ignored("notification without \"jsonrpc\": \"2.0\"");
     if (!method_it->value.IsString()) return ignored("notification whose method is not a string");
   }
-  if (nesting_depth(line) > kMaxNesting) {
+  if (too_deep) {
     if (!has_id && has_method) return ignored("notification nested too deeply");
     return error(
         id, kInvalidRequest,
@@ -135,5 +189,35 @@ Message parse_message(std::string_view line) {
   m.document = std::move(doc);
   return m;
 }
+
+// `owned`, when given, holds the same text as `line` and may be consumed; otherwise the
+// line is copied only if it is to be parsed.
+Message parse_scanned(std::string_view line, std::string* owned) {
+  const JsonScan scan = scan_json(line);
+  if (scan.depth > kMaxNesting && scan.balanced && !scan.nul_offset) {
+    // Refused before a DOM is built; the envelope still tells whom to answer.
+    auto text = shallow_envelope(line);
+    if (!text) {
+      const std::size_t first = skip_space(line, 0);
+      if (first < line.size() && line[first] == '[')
+        return error(std::nullopt, kInvalidRequest, "Invalid Request: batches are not supported");
+      return error(std::nullopt, kParseError, "Parse error: not a JSON object");
+    }
+    ParsedJson envelope = parse_json(std::move(*text));
+    if (envelope.failure != ParsedJson::Failure::kNone)  // cannot happen: built from parts
+      return error(std::nullopt, kParseError, "Parse error: " + envelope.error);
+    return classify(std::move(envelope.document), true);
+  }
+  ParsedJson parsed = parse_json(owned ? std::move(*owned) : std::string(line), scan);
+  if (parsed.failure != ParsedJson::Failure::kNone)
+    return error(std::nullopt, kParseError, "Parse error: " + parsed.error);
+  return classify(std::move(parsed.document), false);
+}
+
+}  // namespace
+
+Message parse_message(std::string_view line) { return parse_scanned(line, nullptr); }
+
+Message parse_owned_message(std::string line) { return parse_scanned(line, &line); }
 
 }  // namespace mcpsh::jsonrpc

@@ -10,8 +10,13 @@
 //  - no id and a method                    -> kNotification (never answered, even if
 //    its envelope is bad: kIgnored then)
 //  - a response (result/error, no method)  -> kIgnored: the host sends no requests
-//  - nested deeper than 256 arrays/objects -> kError -32600 with the id, if valid (the
-//    DOM and its users recurse per level; a deep line must not overflow the stack)
+//  - nested deeper than 256 arrays/objects -> kError -32600 with the id, if its top-level
+//    id can be read (the DOM and its users recurse per level). The depth is known before
+//    anything is built: the work and memory a line costs stay proportional to its size.
+//  - a NUL byte anywhere                   -> kError -32700, no id (never "the rest of
+//    the line is ignored")
+//  - lone surrogate escapes ("\udc00")     -> read as U+FFFD, like any JSON the host reads
+//    (json_read.h)
 #include <rapidjson/document.h>
 
 #include <cstdint>
@@ -19,6 +24,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "jsonrpc/json_read.h"
 
 namespace mcpsh::jsonrpc {
 
@@ -43,15 +50,12 @@ struct Message {
   std::string error_message;
 };
 
+// Copies the line once when it is parsed (the document's strings point into the copy).
 Message parse_message(std::string_view line);
+// Takes the line: the document's strings point into it, no copy is made.
+Message parse_owned_message(std::string line);
 
 // Converts a JSON id value (string or integer) to a RequestId; nullopt if invalid.
 std::optional<RequestId> to_request_id(const rapidjson::Value& id);
-
-// JSON nested deeper than this is refused: RapidJSON's DOM users (Writer, the schema
-// validator) recurse once per level, so a deep value would overflow the stack.
-inline constexpr std::size_t kMaxNesting = 256;
-// Deepest nesting of arrays and objects in JSON text (brackets inside strings skipped).
-std::size_t nesting_depth(std::string_view json);
 
 }  // namespace mcpsh::jsonrpc

@@ -1,14 +1,11 @@
 #pragma once
-// Turning a tool's raw bytes into text a JSON string may carry.
+// Turning a tool's raw bytes into the texts of a result. Invalid UTF-8 needs no repair
+// here: the JSON-RPC writers replace it wherever it reaches the wire (jsonrpc/utf8.h).
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace mcpsh::mcp {
-
-// Replaces every invalid UTF-8 sequence with U+FFFD, so that any bytes a tool prints
-// still produce valid JSON. Valid input is returned unchanged.
-std::string valid_utf8(std::string_view bytes);
 
 // Removes trailing '\n' characters, exactly as the shell's $(...) does.
 std::string_view trim_trailing_newlines(std::string_view text);

@@ -1,10 +1,8 @@
 #include "mcp/tool_result.h"
 
-#include <rapidjson/error/en.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
-#include "jsonrpc/message.h"
+#include "jsonrpc/json_read.h"
+#include "jsonrpc/response.h"
+#include "jsonrpc/utf8.h"
 #include "mcp/text.h"
 
 namespace mcpsh::mcp {
@@ -13,15 +11,26 @@ namespace {
 
 using execution::Ending;
 
-void set_text(ShapedResult& r, const std::string& text) {
+// The one text block, pointing at `text` without copying it: `text` must live as long as
+// the result (see ShapedResult).
+void set_text_view(ShapedResult& r, std::string_view text) {
   auto& a = r.result.GetAllocator();
   rapidjson::Value content(rapidjson::kArrayType), block(rapidjson::kObjectType);
   block.AddMember("type", "text", a);
-  block.AddMember(
-      "text", rapidjson::Value(text.c_str(), static_cast<rapidjson::SizeType>(text.size()), a), a);
+  block.AddMember("text",
+                  rapidjson::Value(rapidjson::StringRef(
+                      text.data(), static_cast<rapidjson::SizeType>(text.size()))),
+                  a);
   content.PushBack(block, a);
   r.result.AddMember("content", content, a);
   if (r.is_error) r.result.AddMember("isError", true, a);
+}
+
+// The one text block, a text composed here: the result keeps it.
+void set_text(ShapedResult& r, std::string text) {
+  auto owned = std::make_shared<const std::string>(std::move(text));
+  set_text_view(r, *owned);
+  r.storage.push_back(std::move(owned));
 }
 
 std::string seconds(std::chrono::milliseconds ms) {
@@ -40,10 +49,10 @@ std::string truncation_note(const execution::Outcome& o) {
          "; only the first " + human_bytes(o.stdout_head.size()) + " are shown]";
 }
 
-std::string stderr_excerpt(const execution::Outcome& o) {
-  std::string tail = valid_utf8(trim_trailing_newlines(o.stderr_tail));
+std::string_view stderr_excerpt(const execution::Outcome& o) {
+  std::string_view tail = trim_trailing_newlines(o.stderr_tail);
   auto first = tail.find_first_not_of(" \t\n");
-  if (first == std::string::npos) return {};
+  if (first == std::string_view::npos) return {};
   return tail.substr(first);
 }
 
@@ -53,14 +62,15 @@ ShapedResult error_result(std::string text, std::string outcome) {
   ShapedResult r;
   r.is_error = true;
   r.outcome = std::move(outcome);
-  set_text(r, text);
+  set_text(r, std::move(text));
   return r;
 }
 
 ShapedResult shape_tool_result(const std::string& tool, const execution::Outcome& o,
                                const execution::Limits& limits,
                                const schema::CompiledSchema* output_schema) {
-  const std::string out = valid_utf8(trim_trailing_newlines(o.stdout_head));
+  // Not copied: invalid UTF-8 is repaired where the result is written.
+  const std::string_view out = trim_trailing_newlines(o.stdout_head);
   const std::string name = "Tool '" + tool + "'";
   std::string why;  // non-empty: the call failed
   std::string outcome = "ok";
@@ -113,11 +123,13 @@ ShapedResult shape_tool_result(const std::string& tool, const execution::Outcome
       text = out;  // the tool explained itself: exactly what it echoed
     } else {
       text = why;
-      std::string err = stderr_excerpt(o);
+      std::string_view err = stderr_excerpt(o);
       if (!out.empty()) {
-        text += ". Output so far:\n" + out;
+        text += ". Output so far:\n";
+        text += out;
       } else if (!err.empty()) {
-        text += ". Its error output ends with:\n" + err;
+        text += ". Its error output ends with:\n";
+        text += err;
       }
     }
     set_text(r, text + truncation_note(o));
@@ -134,33 +146,37 @@ ShapedResult shape_tool_result(const std::string& tool, const execution::Outcome
               human_bytes(limits.max_stdout) + ", so its structured output could not be read.",
           "output_invalid+truncated");
     }
-    // Parsing, validating and writing it back recurse per level: refuse deep JSON first.
-    if (jsonrpc::nesting_depth(out) > jsonrpc::kMaxNesting)
+    // Read as every JSON input is (jsonrpc/json_read.h): depth bounded before anything is
+    // built, NUL bytes and lone surrogates given one meaning. Invalid UTF-8 is repaired
+    // first, as it is in any text a tool prints.
+    jsonrpc::ParsedJson parsed = jsonrpc::parse_json(jsonrpc::valid_utf8(out));
+    if (parsed.failure == jsonrpc::ParsedJson::Failure::kTooDeep)
       return error_result(name + " printed JSON nested deeper than " +
                               std::to_string(jsonrpc::kMaxNesting) + " levels, which is not read.",
                           "output_invalid");
-    rapidjson::Document value;
-    value.Parse<rapidjson::kParseValidateEncodingFlag>(out.c_str(), out.size());
-    if (value.HasParseError())
+    if (parsed.failure != jsonrpc::ParsedJson::Failure::kNone)
       return error_result(name + " declares an outputSchema but its output is not JSON (" +
-                              rapidjson::GetParseError_En(value.GetParseError()) + " at offset " +
-                              std::to_string(value.GetErrorOffset()) + "). Output:\n" + out,
+                              parsed.error + "). Output:\n" + std::string(out),
                           "output_invalid");
+    rapidjson::Document& value = *parsed.document;
     auto violations = output_schema->validate(value);
     if (!violations.empty())
       return error_result(name + " produced output that does not match its outputSchema:\n" +
                               schema::describe(violations),
                           "output_invalid");
-    rapidjson::StringBuffer buffer;
-    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-    value.Accept(writer);
-    set_text(r, std::string(buffer.GetString(), buffer.GetSize()));
-    r.result.AddMember("structuredContent", rapidjson::Value(value, r.result.GetAllocator()),
-                       r.result.GetAllocator());
+    set_text(r, jsonrpc::to_json(value));
+    // Moved, not copied: its strings and nodes stay where the parse put them, kept alive
+    // by `storage`.
+    r.result.AddMember("structuredContent", value.Move(), r.result.GetAllocator());
+    r.storage.push_back(std::move(parsed.document));
     return r;
   }
-  set_text(r, out + truncation_note(o));
-  if (o.stdout_truncated()) r.outcome = "ok+truncated";
+  if (!o.stdout_truncated()) {
+    set_text_view(r, out);
+    return r;
+  }
+  set_text(r, std::string(out) + truncation_note(o));
+  r.outcome = "ok+truncated";
   return r;
 }
 

@@ -132,6 +132,26 @@ const Case kCases[] = {
      R"("7")", "m"},
     {"MembersInAnyOrder", R"({"method":"m","params":{},"id":5,"jsonrpc":"2.0"})", Kind::kRequest, 0,
      "5", "m"},
+    // A NUL byte is not the end of the text: the rest of the line is not ignored.
+    {"NulAfterARequest", std::string("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}\0", 38),
+     Kind::kError, kParseError},
+    {"NulBetweenTwoRequests",
+     std::string("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}\0{\"jsonrpc\":\"2.0\",\"id\":2,"
+                 "\"method\":\"m\"}",
+                 75),
+     Kind::kError, kParseError},
+    {"NulFirst", std::string("\0{}", 3), Kind::kError, kParseError},
+    {"NulInString", std::string("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\0b\"}", 39),
+     Kind::kError, kParseError},
+    // Lone surrogate escapes are read as U+FFFD: the id is echoed as valid UTF-8.
+    {"LoneLowSurrogateId", R"({"jsonrpc":"2.0","id":"\udc00","method":"m"})", Kind::kRequest, 0,
+     "\"\xEF\xBF\xBD\"", "m"},
+    {"LoneHighSurrogateId", R"({"jsonrpc":"2.0","id":"a\ud800","method":"m"})", Kind::kRequest, 0,
+     "\"a\xEF\xBF\xBD\"", "m"},
+    {"SurrogatePairId", R"({"jsonrpc":"2.0","id":"\ud83d\ude00","method":"m"})", Kind::kRequest, 0,
+     "\"\xF0\x9F\x98\x80\"", "m"},
+    {"LoneSurrogateMethod", R"({"jsonrpc":"2.0","id":1,"method":"tools/\udc00"})", Kind::kRequest,
+     0, "1", "tools/\xEF\xBF\xBD"},
     {"SurroundingWhitespace", "  {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}\t ",
      Kind::kRequest, 0, "1", "m"},
 };
@@ -186,6 +206,37 @@ TEST(ParseMessageNesting, DeeplyNestedRequestIsRefusedWithItsId) {
   EXPECT_EQ(m.error_code, kInvalidRequest);
   ASSERT_TRUE(m.id.has_value());
   EXPECT_EQ(m.id->json, R"("deep")");
+}
+
+TEST(ParseMessageNesting, IdAfterTheDeepPartIsStillEchoed) {
+  std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  Message m =
+      parse_message(R"({"jsonrpc":"2.0","method":"m","params":{"a":)" + deep + R"(},"id":"late"})");
+  ASSERT_EQ(m.kind, Kind::kError);
+  EXPECT_EQ(m.error_code, kInvalidRequest);
+  ASSERT_TRUE(m.id.has_value());
+  EXPECT_EQ(m.id->json, R"("late")");
+}
+
+TEST(ParseMessageNesting, DeepLinesFollowTheEnvelopeRules) {
+  const std::string deep = std::string(1000, '[') + std::string(1000, ']');
+  auto with_deep_member = [&](const std::string& members) {
+    return parse_message("{" + members + R"(,"x":)" + deep + "}");
+  };
+  Message null_id = with_deep_member(R"("jsonrpc":"2.0","id":null,"method":"m")");
+  EXPECT_EQ(null_id.kind, Kind::kError);
+  EXPECT_FALSE(null_id.id.has_value());
+  Message deep_id = parse_message(R"({"jsonrpc":"2.0","method":"m","id":)" + deep + "}");
+  EXPECT_EQ(deep_id.kind, Kind::kError);
+  EXPECT_FALSE(deep_id.id.has_value());
+  EXPECT_EQ(with_deep_member(R"("jsonrpc":"2.0","id":1,"result":{})").kind, Kind::kIgnored);
+  EXPECT_EQ(with_deep_member(R"("jsonrpc":"1.0","method":"n")").kind, Kind::kIgnored);
+  Message escaped = with_deep_member(R"("jsonrpc":"2.0","\u0069d":"\udc00","method":"m")");
+  ASSERT_TRUE(escaped.id.has_value());
+  EXPECT_EQ(escaped.id->json, "\"\xEF\xBF\xBD\"");
+  Message batch = parse_message("[" + deep + "]");
+  EXPECT_EQ(batch.error_code, kInvalidRequest);
+  EXPECT_EQ(parse_message("7 " + deep).error_code, kParseError);
 }
 
 TEST(ParseMessageNesting, DeeplyNestedNotificationIsIgnored) {

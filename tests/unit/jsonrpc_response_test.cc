@@ -1,5 +1,5 @@
 // Serialization of outgoing JSON-RPC lines: ids echoed exactly, no "id" when there is none,
-// one compact line per message.
+// one compact line per message, valid UTF-8 whatever the strings hold.
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
@@ -8,6 +8,7 @@
 #include "jsonrpc/error_codes.h"
 #include "jsonrpc/message.h"
 #include "jsonrpc/response.h"
+#include "jsonrpc/utf8.h"
 
 namespace mcpsh::jsonrpc {
 namespace {
@@ -86,6 +87,72 @@ TEST(NotificationLine, HasMethodAndParamsButNoId) {
   EXPECT_FALSE(d.HasMember("id"));
   EXPECT_STREQ(d["method"].GetString(), "notifications/progress");
   EXPECT_EQ(d["params"]["progress"].GetInt(), 1);
+}
+
+// ---- every line is valid UTF-8, whatever the strings hold ---------------------------------
+
+const std::string kFffd = "\xEF\xBF\xBD";
+
+::testing::AssertionResult valid_line(const std::string& line) {
+  if (!is_valid_utf8(line)) return ::testing::AssertionFailure() << "invalid UTF-8: " << line;
+  if (line.find('\n') != std::string::npos)
+    return ::testing::AssertionFailure() << "more than one line: " << line;
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseValidateEncodingFlag>(line.c_str(), line.size());
+  if (d.HasParseError() || !d.IsObject())
+    return ::testing::AssertionFailure() << "not a JSON object: " << line;
+  return ::testing::AssertionSuccess();
+}
+
+TEST(ValidUtf8Lines, ErrorMessageWithRawBytes) {
+  std::string line = error_line(RequestId{"1"}, kMethodNotFound, "Method not found: tools/\xff");
+  EXPECT_TRUE(valid_line(line));
+  EXPECT_NE(line.find("tools/" + kFffd), std::string::npos) << line;
+}
+
+TEST(ValidUtf8Lines, ResultStringsAndKeysWithRawBytes) {
+  rapidjson::Document result(rapidjson::kObjectType);
+  auto& a = result.GetAllocator();
+  result.AddMember(rapidjson::Value("key\xC3", a), rapidjson::Value("a\xED\xB0\x80z", a), a);
+  std::string line = result_line(RequestId{"2"}, result);
+  EXPECT_TRUE(valid_line(line));
+  EXPECT_EQ(line, R"({"jsonrpc":"2.0","id":2,"result":{"key)" + kFffd + R"(":"a)" + kFffd + kFffd +
+                      kFffd + R"(z"}})");
+}
+
+TEST(ValidUtf8Lines, NotificationDataWithRawBytes) {
+  // What mcp_log with raw bytes puts in notifications/message.
+  rapidjson::Document params(rapidjson::kObjectType);
+  auto& a = params.GetAllocator();
+  params.AddMember("level", "info", a);
+  params.AddMember("data", rapidjson::Value("bad \xff\xfe bytes", a), a);
+  std::string line = notification_line("notifications/message", params);
+  EXPECT_TRUE(valid_line(line));
+  EXPECT_NE(line.find("bad " + kFffd + kFffd + " bytes"), std::string::npos) << line;
+}
+
+TEST(ValidUtf8Lines, RawSpliceAndIdAreRepaired) {
+  std::string line = result_line_raw(RequestId{"\"i\xff\""}, "{\"d\":\"\xC0\xAF\"}");
+  EXPECT_TRUE(valid_line(line));
+  EXPECT_EQ(line, R"({"jsonrpc":"2.0","id":"i)" + kFffd + R"(","result":{"d":")" + kFffd + kFffd +
+                      R"("}})");
+}
+
+TEST(ValidUtf8Lines, ValidTextIsByteIdentical) {
+  const std::string text = "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \x7F";
+  rapidjson::Document result(rapidjson::kObjectType);
+  result.AddMember("t", rapidjson::StringRef(text.c_str()), result.GetAllocator());
+  EXPECT_EQ(result_line(RequestId{"1"}, result),
+            R"({"jsonrpc":"2.0","id":1,"result":{"t":")" + text + R"("}})");
+}
+
+TEST(ValidUtf8Lines, RoomForTheNewlineSoQueuingDoesNotCopy) {
+  rapidjson::Document result(rapidjson::kObjectType);
+  std::string big(1 << 20, 'x');
+  result.AddMember("t", rapidjson::StringRef(big.data(), big.size()), result.GetAllocator());
+  std::string line = result_line(RequestId{"1"}, result);
+  EXPECT_GT(line.capacity(), line.size());
+  EXPECT_LT(line.capacity(), line.size() + 64);  // reserved once, not grown by doubling
 }
 
 TEST(PrettyJson, IndentsAndKeepsTheValue) {

@@ -1,0 +1,165 @@
+#include "jsonrpc/json_read.h"
+
+#include <rapidjson/error/en.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace mcpsh::jsonrpc {
+
+namespace {
+
+// True when none of the 8 bytes at p is '"', '\\' or NUL: a string's content to skip.
+bool plain_string_word(const char* p) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  std::uint64_t w;
+  std::memcpy(&w, p, sizeof w);
+  const std::uint64_t q = w ^ (kOnes * '"'), b = w ^ (kOnes * '\\');
+  const std::uint64_t zero = (w - kOnes) & ~w, quote = (q - kOnes) & ~q,
+                      backslash = (b - kOnes) & ~b;
+  return ((zero | quote | backslash) & kHigh) == 0;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The code unit of a "\uXXXX" escape at text[i] (i at the backslash), or -1.
+long escaped_unit(std::string_view text, std::size_t i) {
+  if (i + 6 > text.size() || text[i] != '\\' || text[i + 1] != 'u') return -1;
+  long unit = 0;
+  for (std::size_t k = i + 2; k < i + 6; ++k) {
+    const int h = hex_value(text[k]);
+    if (h < 0) return -1;
+    unit = unit * 16 + h;
+  }
+  return unit;
+}
+
+// Walks `text`, calling on_lone(offset of the backslash) for each lone surrogate escape.
+template <class OnLone>
+JsonScan walk(std::string_view text, OnLone&& on_lone) {
+  JsonScan scan;
+  std::size_t depth = 0;
+  const char* data = text.data();
+  const std::size_t size = text.size();
+  bool in_string = false;
+  for (std::size_t i = 0; i < size;) {
+    if (in_string) {
+      if (i + 8 <= size && plain_string_word(data + i)) {
+        i += 8;
+        continue;
+      }
+      const char c = data[i];
+      if (c == '"') {
+        in_string = false;
+        ++i;
+      } else if (c == '\\') {
+        const long unit = escaped_unit(text, i);
+        if (unit < 0xD800 || unit > 0xDFFF) {
+          i += 2;  // any other escape; a bad one is RapidJSON's to report
+          continue;
+        }
+        if (unit <= 0xDBFF) {
+          const long next = escaped_unit(text, i + 6);
+          if (next >= 0xDC00 && next <= 0xDFFF) {
+            i += 12;  // a pair
+            continue;
+          }
+        }
+        ++scan.lone_surrogates;
+        on_lone(i);
+        i += 6;
+      } else {
+        if (c == '\0' && !scan.nul_offset) scan.nul_offset = i;
+        ++i;
+      }
+      continue;
+    }
+    switch (data[i]) {
+      case '"':
+        in_string = true;
+        break;
+      case '[':
+      case '{':
+        if (++depth > scan.depth) scan.depth = depth;
+        break;
+      case ']':
+      case '}':
+        if (depth > 0)
+          --depth;
+        else
+          scan.balanced = false;
+        break;
+      case '\0':
+        if (!scan.nul_offset) scan.nul_offset = i;
+        break;
+      default:
+        break;
+    }
+    ++i;
+  }
+  if (depth > 0 || in_string) scan.balanced = false;
+  return scan;
+}
+
+}  // namespace
+
+JsonScan scan_json(std::string_view text) {
+  return walk(text, [](std::size_t) {});
+}
+
+void replace_lone_surrogates(std::string& text) {
+  walk(text, [&](std::size_t at) { text.replace(at + 2, 4, "FFFD"); });
+}
+
+ParsedJson parse_json(std::string text) {
+  const JsonScan scan = scan_json(text);
+  return parse_json(std::move(text), scan);
+}
+
+ParsedJson parse_json(std::string text, const JsonScan& scan) {
+  ParsedJson parsed;
+  if (scan.nul_offset) {
+    parsed.failure = ParsedJson::Failure::kNul;
+    parsed.error = "a NUL byte at offset " + std::to_string(*scan.nul_offset);
+    return parsed;
+  }
+  if (scan.depth > kMaxNesting && !scan.balanced) {
+    parsed.failure = ParsedJson::Failure::kSyntax;
+    parsed.error = "brackets or quotes do not balance";
+    return parsed;
+  }
+  if (scan.depth > kMaxNesting) {
+    parsed.failure = ParsedJson::Failure::kTooDeep;
+    parsed.error = "JSON nested deeper than " + std::to_string(kMaxNesting) + " levels";
+    return parsed;
+  }
+  if (scan.lone_surrogates > 0) replace_lone_surrogates(text);
+
+  // The text and the document that points into it live and die together.
+  struct Owner {
+    std::string text;
+    rapidjson::Document document;
+  };
+  auto owner = std::make_shared<Owner>();
+  owner->text = std::move(text);
+  // Exact numbers; invalid UTF-8 is an error (it could not be echoed). Iterative: parsing
+  // never recurses. In situ: strings are decoded where they are, without a copy.
+  owner->document
+      .ParseInsitu<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseValidateEncodingFlag |
+                   rapidjson::kParseIterativeFlag>(owner->text.data());
+  if (owner->document.HasParseError()) {
+    parsed.failure = ParsedJson::Failure::kSyntax;
+    parsed.error = std::string(rapidjson::GetParseError_En(owner->document.GetParseError())) +
+                   " at offset " + std::to_string(owner->document.GetErrorOffset());
+    return parsed;
+  }
+  parsed.document = std::shared_ptr<rapidjson::Document>(owner, &owner->document);
+  return parsed;
+}
+
+}  // namespace mcpsh::jsonrpc

@@ -1,0 +1,94 @@
+// jsonrpc::scan_json / parse_json: the rules every JSON input of the host is read by
+// (NUL bytes, nesting, lone surrogates), before and around RapidJSON.
+#include "jsonrpc/json_read.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace mcpsh::jsonrpc {
+namespace {
+
+const std::string kFffd = "\xEF\xBF\xBD";
+
+std::string parsed_string(const std::string& json) {
+  ParsedJson p = parse_json(json);
+  EXPECT_EQ(p.failure, ParsedJson::Failure::kNone) << p.error << ": " << json;
+  if (!p.document || !p.document->IsString()) return "<not a string>";
+  return std::string(p.document->GetString(), p.document->GetStringLength());
+}
+
+TEST(ScanJson, FindsNulBytesInsideAndOutsideStrings) {
+  EXPECT_FALSE(scan_json(R"({"a":"b"})").nul_offset);
+  EXPECT_EQ(scan_json(std::string("{}\0{}", 5)).nul_offset, 2u);
+  EXPECT_EQ(scan_json(std::string("[\"abcdefghijkl\0\"]", 17)).nul_offset, 14u);
+}
+
+TEST(ScanJson, CountsLoneSurrogatesOnly) {
+  EXPECT_EQ(scan_json(R"(["\ud83d\ude00"])").lone_surrogates, 0u);
+  EXPECT_EQ(scan_json(R"(["\udc00"])").lone_surrogates, 1u);
+  EXPECT_EQ(scan_json(R"(["\ud800"])").lone_surrogates, 1u);
+  EXPECT_EQ(scan_json(R"(["\ud800\ud800\udc00"])").lone_surrogates, 1u);
+  EXPECT_EQ(scan_json(R"(["\ude00\ud83d"])").lone_surrogates, 2u);
+  EXPECT_EQ(scan_json(R"(["\\ud800"])").lone_surrogates, 0u);  // an escaped backslash
+  EXPECT_EQ(scan_json(R"(\ud800)").lone_surrogates, 0u);       // not inside a string
+}
+
+TEST(ScanJson, DepthAndBalance) {
+  EXPECT_EQ(scan_json(R"({"a":[{}],"b":"[[[["})").depth, 3u);
+  EXPECT_TRUE(scan_json(R"({"a":[{}]})").balanced);
+  EXPECT_FALSE(scan_json("[[").balanced);
+  EXPECT_FALSE(scan_json("[]]").balanced);
+  EXPECT_FALSE(scan_json(R"(["abc)").balanced);
+}
+
+TEST(ParseJson, LoneSurrogatesAreReadAsReplacementCharacters) {
+  EXPECT_EQ(parsed_string(R"("\udc00")"), kFffd);
+  EXPECT_EQ(parsed_string(R"("\ud800")"), kFffd);
+  EXPECT_EQ(parsed_string(R"("a\uDBFFb")"), "a" + kFffd + "b");
+  EXPECT_EQ(parsed_string(R"("\ud800\ud83d\ude00")"), kFffd + "\xF0\x9F\x98\x80");
+  EXPECT_EQ(parsed_string(R"("\ude00\ud83d")"), kFffd + kFffd);
+  EXPECT_EQ(parsed_string(R"("\ud83d\ude00")"), "\xF0\x9F\x98\x80");
+}
+
+TEST(ParseJson, LoneSurrogatesInKeysToo) {
+  ParsedJson p = parse_json(R"({"\udc00":1})");
+  ASSERT_EQ(p.failure, ParsedJson::Failure::kNone) << p.error;
+  EXPECT_TRUE(p.document->HasMember(kFffd.c_str()));
+}
+
+TEST(ParseJson, ANulByteIsAnErrorNotTheEnd) {
+  ParsedJson p = parse_json(std::string("{}\0{\"x\":1}", 10));
+  EXPECT_EQ(p.failure, ParsedJson::Failure::kNul);
+  EXPECT_NE(p.error.find("offset 2"), std::string::npos) << p.error;
+  EXPECT_EQ(p.document, nullptr);
+}
+
+TEST(ParseJson, DeepTextIsRefusedBeforeParsing) {
+  std::string deep = std::string(kMaxNesting + 1, '[') + std::string(kMaxNesting + 1, ']');
+  EXPECT_EQ(parse_json(deep).failure, ParsedJson::Failure::kTooDeep);
+  EXPECT_EQ(parse_json(std::string(kMaxNesting + 1, '[')).failure, ParsedJson::Failure::kSyntax);
+  std::string limit = std::string(kMaxNesting, '[') + std::string(kMaxNesting, ']');
+  EXPECT_EQ(parse_json(limit).failure, ParsedJson::Failure::kNone);
+}
+
+TEST(ParseJson, SyntaxErrorsSayWhere) {
+  ParsedJson p = parse_json(R"({"a":})");
+  EXPECT_EQ(p.failure, ParsedJson::Failure::kSyntax);
+  EXPECT_NE(p.error.find("offset 5"), std::string::npos) << p.error;
+}
+
+TEST(ParseJson, InvalidUtf8IsAnError) {
+  EXPECT_EQ(parse_json("\"\xFF\"").failure, ParsedJson::Failure::kSyntax);
+  EXPECT_EQ(parse_json("\"\xED\xB0\x80\"").failure, ParsedJson::Failure::kSyntax);
+}
+
+TEST(ParseJson, NumbersAreExact) {
+  ParsedJson p = parse_json("[18446744073709551615,-9223372036854775808,0.1]");
+  ASSERT_EQ(p.failure, ParsedJson::Failure::kNone);
+  EXPECT_EQ((*p.document)[0].GetUint64(), 18446744073709551615ull);
+  EXPECT_EQ((*p.document)[1].GetInt64(), INT64_MIN);
+}
+
+}  // namespace
+}  // namespace mcpsh::jsonrpc
