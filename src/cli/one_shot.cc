@@ -25,9 +25,10 @@ void report_problems(const Host& host) {
               << p.where << ": " << p.what << "\n";
 }
 
-// Sends one request line and returns the response line.
-std::optional<std::string> ask(const Options& options, const std::string& request, Host& host) {
-  diagnostics::Log log(options.log_file, options.log_level);
+// Sends one request line and returns the response line. `log` is the caller's: the server
+// and the executor in `host` keep using it until `host` is destroyed.
+std::optional<std::string> ask(const Options& options, const std::string& request, Host& host,
+                               diagnostics::Log& log) {
   std::optional<std::string> response;
   auto error = prepare(host, options, log, [&](std::string line) {
     if (line.find("\"id\":1,") != std::string::npos || line.find("\"id\":1}") != std::string::npos)
@@ -46,11 +47,12 @@ std::optional<std::string> ask(const Options& options, const std::string& reques
 }  // namespace
 
 int list(const Options& options) {
+  diagnostics::Log log(options.log_file, options.log_level);  // outlives host
   Host host;
   auto response =
       ask(options,
           std::string(R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{)") + kMeta + "}}",
-          host);
+          host, log);
   if (!response) return 1;
   report_problems(host);
   rapidjson::Document doc;
@@ -80,13 +82,14 @@ int call(const Options& options) {
   }
   rapidjson::Document name(rapidjson::kStringType);
   name.SetString(options.tool.c_str(), name.GetAllocator());
+  diagnostics::Log log(options.log_file, options.log_level);  // outlives host
   Host host;
   auto response =
       ask(options,
           std::string(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":)") +
               jsonrpc::to_json(name) + R"(,"arguments":)" + jsonrpc::to_json(parsed) + "," + kMeta +
               "}}",
-          host);
+          host, log);
   if (!response) return 2;
   rapidjson::Document doc;
   doc.Parse(response->c_str());

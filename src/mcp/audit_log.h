@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "mcp/server.h"
+#include "mcp/audit_record.h"
 
 namespace mcpsh::mcp {
 

@@ -29,8 +29,7 @@ std::optional<LogLevel> parse_log_level(std::string_view name) {
 
 const char* log_level_name(LogLevel level) { return kLevelNames[static_cast<std::size_t>(level)]; }
 
-std::variant<RequestMeta, MetaError> read_request_meta(const rapidjson::Value* params,
-                                                       bool require_supported) {
+std::variant<RequestMeta, MetaError> read_request_meta(const rapidjson::Value* params) {
   const rapidjson::Value* meta = nullptr;
   if (params) {
     auto m = params->FindMember("_meta");
@@ -56,7 +55,7 @@ std::variant<RequestMeta, MetaError> read_request_meta(const rapidjson::Value* p
   if (!caps->IsObject())
     return invalid(std::string("params._meta[\"") + kCapabilitiesKey + "\"] must be an object");
 
-  if (require_supported && !is_modern_version(out.protocol_version))
+  if (!is_modern_version(out.protocol_version))
     return MetaError{jsonrpc::kUnsupportedProtocolVersion,
                      "Unsupported protocol version: " + out.protocol_version, out.protocol_version};
 

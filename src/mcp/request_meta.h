@@ -26,9 +26,8 @@ struct MetaError {
   std::optional<std::string> requested;  // for -32022: data.requested
 };
 
-// Reads params._meta. `require_supported` is false for server/discover, which answers
-// whatever version is asked. Returns the meta or the error to send.
-std::variant<RequestMeta, MetaError> read_request_meta(const rapidjson::Value* params,
-                                                       bool require_supported);
+// Reads params._meta of a modern request. A version this host does not serve is
+// -32022 for every method, server/discover included. Returns the meta or the error to send.
+std::variant<RequestMeta, MetaError> read_request_meta(const rapidjson::Value* params);
 
 }  // namespace mcpsh::mcp

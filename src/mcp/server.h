@@ -1,5 +1,6 @@
 #pragma once
-// The MCP protocol unit: a table of methods over a tool registry and a runner.
+// The MCP server on stdio: one Connection (the process's stdin/stdout) over the
+// transport-independent ProtocolCore, with heartbeats timed by the io_context.
 //
 // Contract:
 //  - on_line() takes one incoming line; every request gets exactly one response, sent
@@ -7,54 +8,26 @@
 //  - Tool calls run concurrently up to max_concurrency; further calls wait in FIFO order.
 //    A cancelled call (queued or running) is never answered.
 //  - Single-threaded: call from the io_context's thread; `send` is called on it too.
+//  - `calls`, `log` and the io_context must outlive the server; callbacks the runner
+//    still holds when the server is destroyed do nothing.
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 
 #include "discovery/catalog.h"
 #include "execution/call_runner.h"
-#include "execution/launch_spec.h"
+#include "mcp/audit_record.h"
+#include "mcp/protocol_core.h"
 
 namespace boost::asio {
 class io_context;
 }
-namespace mcpsh::diagnostics {
-class Log;
-}
 
 namespace mcpsh::mcp {
 
-struct ServerOptions {
-  execution::Limits limits;  // per call; a tool's own timeout replaces limits.timeout
-  std::size_t max_concurrency = 16;
-  // A call with a progress token that reports nothing for this long gets a heartbeat.
-  std::chrono::milliseconds heartbeat{5000};
-};
-
-// One line per finished request for the audit log (see AuditLog in cli).
-struct AuditRecord {
-  std::string id_json;  // "" for lines without a usable id
-  std::string method;
-  std::string tool;
-  std::string protocol_version;
-  std::string client_name;
-  std::optional<int> error_code;  // a JSON-RPC error was sent
-  std::string error_message;
-  std::optional<bool> is_error;  // a CallToolResult was sent
-  std::string outcome;           // ok, exit, signal, timeout, cancelled, ...
-  std::optional<int> exit_status;
-  std::optional<int> signal;
-  bool timed_out = false;  // each also in `outcome`, but separate for queries
-  bool cancelled = false;
-  bool truncated = false;  // stdout exceeded --max-output
-  std::vector<std::string> argument_names;
-  std::uint64_t stdout_bytes = 0;
-  std::uint64_t bytes_out = 0;
-  std::chrono::milliseconds duration{0};
-};
+using ServerOptions = CoreOptions;
 
 class Server {
  public:

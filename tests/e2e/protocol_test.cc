@@ -171,14 +171,16 @@ TEST_F(Protocol, NoParamsAtAllIsInvalidParams) {
   EXPECT_TRUE(is_error_response(line, kInvalidParams, "3"));
 }
 
-TEST_F(Protocol, DiscoverAnswersAnUnsupportedVersion) {
+// basic-versioning.mdx: an unsupported version MUST get -32022, server/discover included
+// (the stdio probe returns a DiscoverResult or UnsupportedProtocolVersionError).
+TEST_F(Protocol, DiscoverRefusesAnUnsupportedVersion) {
   auto line = ask(R"({"jsonrpc":"2.0","id":4,"method":"server/discover","params":{"_meta":{)"
                   R"("io.modelcontextprotocol/protocolVersion":"1999-01-01",)"
                   R"("io.modelcontextprotocol/clientCapabilities":{}}}})");
-  ASSERT_TRUE(line.has_value());
+  ASSERT_TRUE(is_error_response(line, kUnsupportedVersion, "4"));
   auto d = parse_strict(*line);
-  ASSERT_TRUE(d.IsObject() && d.HasMember("result")) << *line;
-  EXPECT_TRUE(d["result"]["supportedVersions"].IsArray()) << *line;
+  EXPECT_STREQ(d["error"]["data"]["requested"].GetString(), "1999-01-01") << *line;
+  EXPECT_TRUE(d["error"]["data"]["supported"].IsArray()) << *line;
 }
 
 TEST_F(Protocol, InvalidLogLevelIsInvalidParams) {

@@ -32,11 +32,11 @@ async function runModernSession(host, modern, validateTool) {
     const v = msg.result && msg.result.supportedVersions;
     return Array.isArray(v) && v.includes(VERSION) ? [] : [`supportedVersions must include ${VERSION}`];
   };
-  // server/discover answers whatever version the request names.
+  // server/discover, like every request, refuses a version the host does not serve.
   s.request(1, 'server/discover', { _meta: meta() },
     x.result('DiscoverResultResponse', 'DiscoverResult', supportsModern));
   s.request('discover-unsupported', 'server/discover', { _meta: meta({}, '1999-01-01') },
-    x.result('DiscoverResultResponse', 'DiscoverResult', supportsModern));
+    x.error('UnsupportedProtocolVersionError'));
   s.request(2, 'tools/list', { _meta: meta() }, x.result('ListToolsResultResponse', 'ListToolsResult', (msg) => {
     for (const t of (msg.result && msg.result.tools) || []) tools.set(t.name, t);
     const missing = ['hi', 'fail', 'book_tickets', 'report', 'linger', 'scores'].filter((n) => !tools.has(n));

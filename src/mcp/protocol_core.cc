@@ -1,0 +1,253 @@
+#include "mcp/protocol_core.h"
+
+#include <algorithm>
+
+#include "diagnostics/log.h"
+#include "jsonrpc/error_codes.h"
+#include "jsonrpc/response.h"
+#include "mcp/call_intake.h"
+#include "mcp/call_response.h"
+#include "mcp/method_table.h"
+#include "mcp/protocol_versions.h"
+
+namespace mcpsh::mcp {
+
+using jsonrpc::Message;
+
+struct ProtocolCore::Request {
+  ConnectionPtr from;
+  Exchange exchange;
+  MethodId method;
+  std::shared_ptr<rapidjson::Document> document;  // owns params
+  const rapidjson::Value* params = nullptr;
+};
+
+ProtocolCore::ProtocolCore(const discovery::Catalog& catalog, execution::CallRunner& runner,
+                           CoreOptions options, WakeupSource& time, diagnostics::Log& log,
+                           Audit audit)
+    : runner_(runner),
+      options_(std::move(options)),
+      time_(time),
+      log_(log),
+      audit_(std::move(audit)),
+      registry_(catalog, problems_),
+      profile_(catalog.profile),
+      discover_result_(profile_.discover_result_json()),
+      list_result_(profile_.list_result_json(registry_.tools_json())),
+      notifier_(log),
+      // The hooks reach this core; they live in the scheduler's state, which this core
+      // owns and the runner's callbacks only reference weakly.
+      scheduler_(runner, options_.max_concurrency, options_.heartbeat, time,
+                 SchedulerHooks{
+                     [this](Call& c, execution::Outcome o) { finished(c, std::move(o)); },
+                     [this](Call& c, const char* why) {
+                       AuditRecord facts;
+                       facts.outcome = why;
+                       facts.cancelled = true;
+                       unanswered(c.exchange, std::move(facts));
+                     },
+                     [this](Call& c, const execution::ChannelEvent& e) {
+                       notifier_.on_event(c, e, time_.now());
+                     },
+                     [this](Call& c, std::string line) { notifier_.on_stderr_line(c, line); },
+                     [this](Call& c) { notifier_.heartbeat(c, time_.now()); },
+                 }) {}
+
+// ---- the answer path --------------------------------------------------------------------
+
+void ProtocolCore::answer(Connection& to, const Exchange& x, std::string line, AuditRecord facts) {
+  facts.bytes_out = line.size() + 1;
+  to.send(std::move(line));
+  if (audit_) audit_(audit_record(x, std::move(facts), time_.now()));
+}
+
+void ProtocolCore::refuse(Connection& to, const Exchange& x, int code, const std::string& message,
+                          const rapidjson::Value* data) {
+  AuditRecord facts;
+  facts.error_code = code;
+  facts.error_message = message;
+  answer(to, x, jsonrpc::error_line(x.id, code, message, data), std::move(facts));
+}
+
+void ProtocolCore::unanswered(const Exchange& x, AuditRecord facts) {
+  if (audit_) audit_(audit_record(x, std::move(facts), time_.now()));
+}
+
+void ProtocolCore::finished(Call& call, execution::Outcome outcome) {
+  ShapedResult shaped = shape_tool_result(call.launch.tool, outcome, call.launch.limits,
+                                          call.tool->output ? &*call.tool->output : nullptr);
+  AuditRecord facts;
+  facts.is_error = shaped.is_error;
+  facts.outcome = shaped.outcome;
+  if (outcome.ending == execution::Ending::kExited) facts.exit_status = outcome.exit_code;
+  if (outcome.signal) facts.signal = outcome.signal;
+  facts.stdout_bytes = outcome.stdout_total;
+  facts.timed_out = outcome.ending == execution::Ending::kTimedOut;
+  facts.truncated = outcome.stdout_truncated();
+  answer(*call.connection, call.exchange,
+         call_result_line(*call.exchange.id, call.exchange.meta, shaped, profile_),
+         std::move(facts));
+}
+
+// ---- dispatch ---------------------------------------------------------------------------
+
+void ProtocolCore::oversized(const ConnectionPtr& from, std::size_t size) {
+  std::string message = "Invalid Request: message of " + std::to_string(size) +
+                        " bytes exceeds the maximum line size";
+  log_.warning(message);
+  refuse(*from, Exchange{std::nullopt, "", {}, time_.now()}, jsonrpc::kInvalidRequest, message);
+}
+
+void ProtocolCore::handle(const ConnectionPtr& from, std::string_view line) {
+  const Clock::time_point received = time_.now();
+  Message m = jsonrpc::parse_message(line);
+  switch (m.kind) {
+    case Message::Kind::kIgnored:
+      log_.info("ignored a message: " + m.error_message);
+      return;
+    case Message::Kind::kError:
+      log_.info("rejected a message: " + m.error_message);
+      return refuse(*from, Exchange{m.id, "", {}, received}, m.error_code, m.error_message);
+    case Message::Kind::kNotification:
+      return on_notification(from, m);
+    case Message::Kind::kRequest:
+      break;
+  }
+  Exchange x{m.id, m.method, {}, received};
+  // An id in use by a call in flight is refused whatever the method, so that no other
+  // result is ever sent for that id while the call runs.
+  if (scheduler_.busy(CallKey{from.get(), *m.id}))
+    return refuse(*from, x, jsonrpc::kInvalidRequest,
+                  "Invalid Request: id " + m.id->json + " is already in use by a call in progress");
+  auto routed = route(m.method, m.params, from->legacy);
+  if (auto* no = std::get_if<Refusal>(&routed)) {
+    if (!no->requested) return refuse(*from, x, no->code, no->message);
+    x.meta.protocol_version = *no->requested;
+    auto data = unsupported_version_data(*no->requested);
+    return refuse(*from, x, no->code, no->message, &data);
+  }
+  auto& route = std::get<Route>(routed);
+  x.meta = std::move(route.meta);
+  Request r{from, std::move(x), route.method->id, m.document, m.params};
+  dispatch(r);
+}
+
+void ProtocolCore::dispatch(Request& r) {
+  auto ok = [&](const std::string& result_json) {
+    AuditRecord facts;
+    facts.outcome = "ok";
+    answer(*r.from, r.exchange, jsonrpc::result_line_raw(*r.exchange.id, result_json),
+           std::move(facts));
+  };
+  switch (r.method) {
+    case MethodId::kInitialize:
+      return handle_initialize(r);
+    case MethodId::kDiscover:
+      return ok(discover_result_);
+    case MethodId::kToolsList:
+      ok(r.exchange.meta.legacy ? r.from->legacy->list_result : list_result_);
+      return warm_once();
+    case MethodId::kToolsCall:
+      return handle_tools_call(r);
+    case MethodId::kPing:
+      return ok("{}");
+    case MethodId::kSetLevel:
+      return handle_set_level(r);
+  }
+}
+
+void ProtocolCore::on_notification(const ConnectionPtr& from, const Message& m) {
+  if (m.method == "notifications/cancelled") {
+    if (!m.params) return;
+    auto it = m.params->FindMember("requestId");
+    if (it == m.params->MemberEnd()) return;
+    if (auto id = jsonrpc::to_request_id(it->value)) scheduler_.cancel(CallKey{from.get(), *id});
+    return;
+  }
+  log_.debug("notification " + m.method);
+}
+
+// ---- methods ----------------------------------------------------------------------------
+
+// Negotiates a legacy revision for this connection: the one asked for when we know it,
+// else the newest we have (the client then decides whether it can speak that).
+void ProtocolCore::handle_initialize(Request& r) {
+  const rapidjson::Value* params = r.params;
+  auto version =
+      params ? params->FindMember("protocolVersion") : rapidjson::Value::ConstMemberIterator();
+  if (!params || version == params->MemberEnd() || !version->value.IsString())
+    return refuse(*r.from, r.exchange, jsonrpc::kInvalidParams,
+                  "Invalid params: \"protocolVersion\" (a string) is required");
+  std::string asked = version->value.GetString();
+  std::string chosen = is_legacy_version(asked) ? asked : std::string(kLegacyVersions[0]);
+  LegacySession session{
+      chosen, std::nullopt, "",
+      ServerProfileView::legacy_list_result_json(registry_.tools_json_for(chosen))};
+  if (auto info = params->FindMember("clientInfo");
+      info != params->MemberEnd() && info->value.IsObject()) {
+    auto name = info->value.FindMember("name");
+    if (name != info->value.MemberEnd() && name->value.IsString())
+      session.client_name = name->value.GetString();
+  }
+  r.exchange.meta.protocol_version = chosen;
+  r.exchange.meta.client_name = session.client_name;
+  r.from->legacy = std::move(session);
+  log_.info("initialize: client asked for " + asked + ", serving legacy revision " + chosen);
+  AuditRecord facts;
+  facts.outcome = "ok";
+  answer(*r.from, r.exchange,
+         jsonrpc::result_line_raw(*r.exchange.id, profile_.initialize_result_json(chosen)),
+         std::move(facts));
+}
+
+void ProtocolCore::handle_set_level(Request& r) {
+  auto level = r.params ? r.params->FindMember("level") : rapidjson::Value::ConstMemberIterator();
+  std::optional<LogLevel> parsed;
+  if (r.params && level != r.params->MemberEnd() && level->value.IsString())
+    parsed = parse_log_level(level->value.GetString());
+  if (!parsed)
+    return refuse(*r.from, r.exchange, jsonrpc::kInvalidParams,
+                  "Invalid params: \"level\" must be one of debug, info, notice, warning, error, "
+                  "critical, alert, emergency");
+  r.from->legacy->log_level = parsed;
+  AuditRecord facts;
+  facts.outcome = "ok";
+  answer(*r.from, r.exchange, jsonrpc::result_line_raw(*r.exchange.id, "{}"), std::move(facts));
+}
+
+void ProtocolCore::handle_tools_call(Request& r) {
+  auto taken = take_call(r.params, registry_, options_.limits, r.exchange);
+  if (auto* no = std::get_if<CallRefusal>(&taken))
+    return refuse(*r.from, r.exchange, no->code, no->message);
+  if (auto* invalid = std::get_if<ShapedResult>(&taken)) {
+    AuditRecord facts;
+    facts.is_error = invalid->is_error;
+    facts.outcome = invalid->outcome;
+    return answer(*r.from, r.exchange,
+                  call_result_line(*r.exchange.id, r.exchange.meta, *invalid, profile_),
+                  std::move(facts));
+  }
+  auto& plan = std::get<CallPlan>(taken);
+  auto call = std::make_shared<Call>();
+  call->connection = r.from;
+  call->exchange = std::move(r.exchange);
+  call->tool = plan.tool;
+  call->launch = std::move(plan.launch);
+  scheduler_.submit(std::move(call));
+  warm_once();
+}
+
+void ProtocolCore::warm_once() {
+  if (!warm_wanted_ || warmed_) return;
+  warmed_ = true;
+  std::vector<std::string> scripts;
+  for (std::size_t i = 0; i < registry_.size(); ++i) {
+    const auto& entry = registry_.at(i).entry;
+    if (entry.implemented &&
+        std::find(scripts.begin(), scripts.end(), entry.script) == scripts.end())
+      scripts.push_back(entry.script);
+  }
+  runner_.warm(scripts);
+}
+
+}  // namespace mcpsh::mcp
