@@ -1,0 +1,11 @@
+#pragma once
+// The in-memory catalog the line target serves: one tool per shape the protocol treats
+// differently (input schema with a pattern, output schema, no arguments, a per-tool
+// timeout, advertised but not implemented), and a server profile.
+#include "discovery/catalog.h"
+
+namespace mcpsh::fuzz {
+
+const discovery::Catalog& fuzz_catalog();
+
+}  // namespace mcpsh::fuzz
