@@ -44,7 +44,6 @@ struct FakeRunner final : Runner {
   void cancel(RunId id) override { cancelled.push_back(id); }
   void set_deadline(RunId, std::chrono::milliseconds) override {}
   void terminate_all(std::chrono::milliseconds) override {}
-  std::size_t running() const override { return started.size(); }
 };
 
 int open_fds() {
