@@ -2,10 +2,11 @@
 // ProcessRunner: the only place in the host that starts processes.
 //
 // Contract:
-//  - Every child gets stdin /dev/null, stdout/stderr pipes, optionally fd 3 (payload) and
-//    fd 4 (channel), its own process group, and no other descriptor of ours: every pipe
-//    end is close-on-exec from birth, descriptors the host inherited are marked so when
-//    the runner is built, and each child marks everything above 4 before exec.
+//  - Every child gets stdin /dev/null, stdout/stderr pipes, optionally fd 3 (payload),
+//    fd 4 (channel) and fd 5, its own process group, and no other descriptor of ours:
+//    every pipe end is close-on-exec from birth, descriptors the host inherited are marked
+//    so when the runner is built, and each child marks everything above 5 before exec
+//    (child_fds.h, also on kernels without close_range).
 //  - A run is finished when its leader was reaped AND its pipes reached EOF (or a short
 //    drain period passed after the group was killed: an escaped grandchild holding a pipe
 //    cannot hang it). Then on_done is called exactly once, on the io_context's thread.

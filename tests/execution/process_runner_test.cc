@@ -271,3 +271,28 @@ TEST_F(ProcessRunnerTest, TheLargestCpuLimitDoesNotOverflowIntoARefusedOne) {
 
 }  // namespace
 }  // namespace mcpsh::execution
+
+namespace mcpsh::execution {
+namespace {
+
+TEST_F(ProcessRunnerTest, ABusyLoopPastItsCpuLimitIsReportedAsSuch) {
+  Limits limits;
+  limits.cpu_seconds = 1;
+  Report r = run(bash("while :; do :; done", limits));
+  ASSERT_TRUE(r.outcome);
+  EXPECT_EQ(r.outcome->ending, Ending::kSignaled) << describe_ending(*r.outcome);
+  EXPECT_EQ(r.outcome->signal, SIGXCPU);
+  EXPECT_TRUE(r.outcome->cpu_limit_hit) << r.outcome->cpu_time.count() << " ms of CPU";
+}
+
+TEST_F(ProcessRunnerTest, ASigxcpuWellUnderTheCpuLimitIsNotTheLimit) {
+  Limits limits;
+  limits.cpu_seconds = 10;
+  Report r = run(bash("kill -XCPU $$", limits));
+  ASSERT_TRUE(r.outcome);
+  EXPECT_EQ(r.outcome->signal, SIGXCPU);
+  EXPECT_FALSE(r.outcome->cpu_limit_hit);
+}
+
+}  // namespace
+}  // namespace mcpsh::execution
