@@ -8,8 +8,9 @@
 //    with a reason the model can read).
 //  - on_event and on_stderr_line are only called before on_done.
 //  - run() returns the id to cancel the call with; 0 when no process was started for it
-//    (its on_done is posted already). cancel() of 0, an unknown or a finished id is a no-op. A cancelled call still gets its
-//    on_done (Ending::kCancelled) once its processes are gone.
+//    (its on_done is posted already). cancel() of 0, an unknown or a finished id is a
+//    no-op. A cancelled call still gets its on_done (Ending::kCancelled) once its
+//    processes are gone.
 //  - Single-threaded: everything on the io_context's thread.
 #include <chrono>
 #include <functional>
