@@ -9,8 +9,9 @@
 //    client -> terminate every tool group (SIGTERM, SIGKILL after a short grace; a second
 //    signal: SIGKILL at once), send nothing more.
 //  - Flushing. Responses already queued are written, with a deadline: after a signal, the
-//    shutdown grace; after EOF, until the client takes no byte for kFlushStall. A signal
-//    during the flush ends it at once. Then exit 0.
+//    shutdown grace; after EOF, as long as the client keeps taking them (given up once it
+//    took no whole line for kFlushStall). A signal during the flush ends it at once. Then
+//    exit 0.
 // Either way, when serve returns the runner's destructor kills and reaps every process
 // still left (adr/0004).
 #include <signal.h>
@@ -39,8 +40,8 @@ namespace {
 // when shorter), and how long the last responses then get: a client that stops us
 // expects us gone promptly.
 constexpr auto kShutdownGrace = std::chrono::milliseconds(1000);
-// After end of input, how long the client may take no byte of the last responses before
-// they are given up.
+// After end of input, how long the client may take no whole line of the last responses
+// before they are given up.
 constexpr auto kFlushStall = std::chrono::seconds(10);
 
 std::string signal_name(int sig) {
