@@ -19,7 +19,7 @@ int check(const Options& options) {
     std::cout << (error ? "error: " : "warning: ") << p.where << ": " << p.what << "\n";
   }
   for (const auto& t : host.catalog.tools) {
-    bool ok = !t.implemented ? false : true;
+    bool ok = t.implemented;
     for (const auto& p : host.server->problems())
       if (p.where == t.name) ok = false;
     std::cout << (ok ? "ok: " : "not served: ") << t.name << " (" << t.script << ")\n";

@@ -43,12 +43,6 @@ struct Catalog {
   std::vector<Problem> problems;
   // Set when the host must not start (e.g. two scripts define the same tool).
   bool fatal = false;
-
-  const ToolEntry* find(std::string_view name) const {
-    for (const auto& t : tools)
-      if (t.name == name) return &t;
-    return nullptr;
-  }
 };
 
 }  // namespace mcpsh::discovery

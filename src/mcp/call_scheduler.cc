@@ -131,6 +131,13 @@ void CallScheduler::cancel(const CallKey& key) {
   if (s.calls.empty() && s.on_idle) s.on_idle();
 }
 
+void CallScheduler::cancel_connection(const Connection* connection) {
+  std::vector<CallKey> keys;
+  for (const auto& [key, call] : state_->calls)
+    if (key.connection == connection) keys.push_back(key);
+  for (const auto& key : keys) cancel(key);
+}
+
 void CallScheduler::stop_all(std::chrono::milliseconds grace) {
   auto& s = *state_;
   for (auto& [key, call] : s.calls) call->cancelled = true;

@@ -45,6 +45,8 @@ class CallScheduler {
   // Unknown or finished keys are ignored. A queued call is dropped at once; a running one
   // is cancelled through the runner and dropped when its processes are gone.
   void cancel(const CallKey& key);
+  // Cancels every call of one connection (its peer is gone: nobody is left to answer).
+  void cancel_connection(const Connection* connection);
   // Drops queued calls, terminates running ones; none of them is answered.
   void stop_all(std::chrono::milliseconds grace);
 

@@ -51,6 +51,11 @@ class ProtocolCore {
   void handle(const ConnectionPtr& from, std::string_view line);
   // A line longer than the transport accepts: refused without an id.
   void oversized(const ConnectionPtr& from, std::size_t size);
+  // The transport will bring nothing more from this connection and can deliver nothing
+  // to it (an HTTP session ended): its calls are cancelled, as if the client had asked.
+  void disconnected(const ConnectionPtr& connection) {
+    scheduler_.cancel_connection(connection.get());
+  }
 
   CallScheduler& calls() { return scheduler_; }
   const CallScheduler& calls() const { return scheduler_; }

@@ -53,6 +53,25 @@ TEST(Connections, TheLegacyEraBelongsToItsConnection) {
   EXPECT_EQ(error_code(b->lines.at(0)), -32601);
 }
 
+TEST(Connections, ADisconnectedConnectionsCallsAreCancelledAndOthersAreNot) {
+  mcp::CoreOptions one;
+  one.max_concurrency = 2;
+  CoreHarness h(one);
+  auto a = h.connect(), b = h.connect();
+  h.core->handle(a, modern_call("1", "echo"));
+  h.core->handle(b, modern_call("1", "echo"));
+  h.core->handle(a, modern_call("2", "echo"));  // queued
+  h.core->disconnected(a);
+  EXPECT_TRUE(h.runner.runs[0].cancelled);
+  EXPECT_FALSE(h.runner.runs[1].cancelled);
+  EXPECT_EQ(h.core->calls().queued(), 0u) << "a's queued call is dropped";
+  h.runner.end_cancelled(0);
+  h.runner.exit(1, 0, "b's");
+  EXPECT_EQ(h.runner.runs.size(), 2u);
+  EXPECT_TRUE(a->lines.empty());
+  EXPECT_EQ(b->lines.size(), 1u);
+}
+
 TEST(Connections, AConnectionLivesAsLongAsItsCallsNeedIt) {
   CoreHarness h;
   std::weak_ptr<RecordingConnection> watch;
