@@ -47,7 +47,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<std::string> lines;
   std::string text(reinterpret_cast<const char*>(data), size);
   std::size_t start = 0;
-  while (start <= text.size()) {
+  // A final newline ends the last line; it does not start a blank one (a blank line would
+  // end the comment block before the function, and the parser would see no block at all).
+  while (start < text.size()) {
     auto nl = text.find('\n', start);
     if (nl == std::string::npos) nl = text.size();
     lines.push_back(text.substr(start, nl - start));
