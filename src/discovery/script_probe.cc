@@ -23,7 +23,10 @@ namespace {
 //    enters it, clears the script's traps and options, removes a function named
 //    `builtin`, and calls every other builtin as `builtin X`, re-enabled in case the
 //    script disabled it. Aliases are removed before the command substitution, which bash
-//    parses again when it runs it.
+//    parses again when it runs it. Then it leaves POSIX mode: there `declare -F` rejects
+//    function names that are not identifiers, and tool names may have dots and dashes.
+//    The script's xtrace and verbose are turned off too, so that the log holds what the
+//    script printed and not a trace of the probe.
 //  - The function names are split by mapfile, not by IFS, which the script may have set.
 constexpr const char* kProbe = R"BASH({
 __mcp_script=$1
@@ -36,11 +39,12 @@ if ! "$BASH" -p -n "$__mcp_script" >&2; then printf 'syntax\n'; exit 0; fi
   POSIXLY_CORRECT=y
   trap - DEBUG ERR RETURN
 } >&2
-set +eETu +o pipefail
+set +eETuvx +o pipefail
 unset -f builtin
 builtin enable printf compgen declare mapfile shopt unalias
 builtin unalias -a
 builtin shopt -u expand_aliases
+unset POSIXLY_CORRECT
 builtin printf 'status %s\n' "$__mcp_status"
 builtin shopt -s extdebug
 __mcp_fns=$(builtin compgen -A function tool_)

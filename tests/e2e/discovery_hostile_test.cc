@@ -116,6 +116,19 @@ TEST(HostileScript, DebugTrapThatFails) {
   EXPECT_TRUE(discovers_its_tools(hostile("debug_trap.sh")));
 }
 
+TEST(HostileScript, ToolNamesWithDotsAndDashesSurviveThePosixModeOfTheProbe) {
+  const std::string script = hostile("punctuated_names.sh");
+  auto list = run_cli({"list", script});
+  auto d = parse_strict(list.out);
+  ASSERT_TRUE(d.IsObject() && d.HasMember("tools") && d["tools"].IsArray()) << list.out;
+  ASSERT_EQ(d["tools"].Size(), 1u) << list.out << list.err;
+  EXPECT_STREQ(d["tools"][0]["name"].GetString(), "files.read-all");
+  EXPECT_STREQ(d["tools"][0]["description"].GetString(), "Reads every file.");
+  auto check = run_cli({"check", script});
+  EXPECT_NE(check.out.find("ok: files.read-all ("), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("function tool_bad:name is not served"), std::string::npos) << check.out;
+}
+
 // ---- the environment ------------------------------------------------------------------------
 
 TEST(HostileEnvironment, ShelloptsErrexitDoesNotApply) {
