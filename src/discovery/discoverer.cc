@@ -100,7 +100,13 @@ std::string probe_failure(const ScriptResult& r) {
   if (r.report.completed) return "";
   if (o.ending == Ending::kTimedOut) return "did not finish sourcing within the probe timeout";
   if (o.ending == Ending::kFailedToStart) return "could not run bash: " + o.start_error;
-  return "stopped while being sourced (" + execution::describe_ending(o) + ")" + suffix;
+  if (r.report.sourced)
+    return "could not be inspected after sourcing (" + execution::describe_ending(o) + ")" + suffix;
+  // Every call sources the script the same way, so each of them would end here too.
+  return "stopped while being sourced (" + execution::describe_ending(o) +
+         "; a top-level exit or exec, or a failure under set -e or an ERR trap, ends every "
+         "call the same way)" +
+         suffix;
 }
 
 class FileLines {
@@ -157,6 +163,9 @@ Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
           {Severity::kError, r.script, "script " + why + "; its tools are not served"});
       continue;
     }
+    for (const auto& line : r.report.malformed)
+      catalog.problems.push_back({Severity::kError, r.script,
+                                  "the probe could not tell where a function is defined: " + line});
     if (r.report.source_status != 0)
       catalog.problems.push_back(
           {Severity::kWarning, r.script,

@@ -5,31 +5,63 @@
 namespace mcpsh::discovery {
 
 namespace {
-// stdout carries the report. The script's own output goes to stderr through a redirection
-// of the `source` command alone, which bash undoes afterwards: whatever descriptors the
-// script takes at top level (`exec 9>lock`, `exec >/dev/null`), the report still reaches
-// our stdout and never lands in the script's files.
-constexpr const char* kProbe = R"BASH(__mcp_script=$1
-set --
+// stdout carries the report. Why it is written this way:
+//  - `bash -p` (see make_probe_launch) ignores functions exported in the environment
+//    (BASH_FUNC_source%%) and SHELLOPTS/BASHOPTS; `set +p` leaves nothing of privileged
+//    mode to the script. The syntax check runs with -p for the same reason.
+//  - One brace group: bash parses it whole before running any of it, so aliases the
+//    script defines cannot change the lines after `source`.
+//  - `source` is a plain command, as in a call: under the script's `set -e` or ERR trap a
+//    failure ends the probe exactly where it would end every call.
+//  - The script's output goes to stderr through a redirection of the group alone, which
+//    bash undoes afterwards: whatever descriptors the script takes at top level
+//    (`exec 9>lock`, `exec >/dev/null`), the report still reaches our stdout. The first
+//    lines after `source` are inside it too, so that a DEBUG trap of the script, which
+//    runs before each of them, cannot write into the report.
+//  - After `source` any command name may be a function of the script. In POSIX mode
+//    special builtins (`trap`, `set`, `unset`) are found before functions: the probe
+//    enters it, clears the script's traps and options, removes a function named
+//    `builtin`, and calls every other builtin as `builtin X`, re-enabled in case the
+//    script disabled it. Aliases are removed before the command substitution, which bash
+//    parses again when it runs it. Then it leaves POSIX mode: there `declare -F` rejects
+//    function names that are not identifiers, and tool names may have dots and dashes.
+//    The script's xtrace and verbose are turned off too, so that the log holds what the
+//    script printed and not a trace of the probe.
+//  - The function names are split by mapfile, not by IFS, which the script may have set.
+constexpr const char* kProbe = R"BASH({
+__mcp_script=$1
+set +p --
 exec </dev/null
-if ! "$BASH" -n "$__mcp_script" >&2; then printf 'syntax\n'; exit 0; fi
-{ source "$__mcp_script"; } >&2
-printf 'status %s\n' "$?"
-shopt -s extdebug
-for __mcp_f in $(compgen -A function tool_); do
-  printf 'fn '
-  declare -F "$__mcp_f"
+if ! "$BASH" -p -n "$__mcp_script" >&2; then printf 'syntax\n'; exit 0; fi
+{
+  source "$__mcp_script"
+  __mcp_status=$?
+  POSIXLY_CORRECT=y
+  trap - DEBUG ERR RETURN
+} >&2
+set +eETuvx +o pipefail
+unset -f builtin
+builtin enable printf compgen declare mapfile shopt unalias
+builtin unalias -a
+builtin shopt -u expand_aliases
+unset POSIXLY_CORRECT
+builtin printf 'status %s\n' "$__mcp_status"
+builtin shopt -s extdebug
+__mcp_fns=$(builtin compgen -A function tool_)
+builtin mapfile -t __mcp_fns <<<"$__mcp_fns"
+for __mcp_f in "${__mcp_fns[@]}"; do
+  if [[ -n $__mcp_f ]]; then builtin printf 'fn '; builtin declare -F -- "$__mcp_f"; fi
 done
-printf 'var MCP_TOOLS_LIST_FILE %s\n' "${MCP_TOOLS_LIST_FILE-}"
-printf 'var MCP_CONFIG_FILE %s\n' "${MCP_CONFIG_FILE-}"
-printf 'end\n'
-)BASH";
+builtin printf 'var MCP_TOOLS_LIST_FILE %s\n' "${MCP_TOOLS_LIST_FILE-}"
+builtin printf 'var MCP_CONFIG_FILE %s\n' "${MCP_CONFIG_FILE-}"
+builtin printf 'end\n'
+})BASH";
 }  // namespace
 
 execution::LaunchSpec make_probe_launch(const std::string& bash, const std::string& script,
                                         std::chrono::milliseconds timeout) {
   execution::LaunchSpec spec;
-  spec.argv = {bash, "--noprofile", "--norc", "-c", kProbe, "mcp-shell-host-probe", script};
+  spec.argv = {bash, "--noprofile", "--norc", "-p", "-c", kProbe, "mcp-shell-host-probe", script};
   spec.env = {{"MCP_SHELL_HOST", MCPSH_VERSION}};
   spec.limits.timeout = timeout;
   spec.limits.kill_grace = std::chrono::milliseconds(500);
@@ -47,6 +79,7 @@ ProbeReport parse_probe_report(const std::string& text) {
     } else if (line == "end") {
       r.completed = true;
     } else if (line.rfind("status ", 0) == 0) {
+      r.sourced = true;
       r.source_status = std::atoi(line.c_str() + 7);
     } else if (line.rfind("var MCP_TOOLS_LIST_FILE ", 0) == 0) {
       r.tools_list_file = line.substr(24);
@@ -59,7 +92,11 @@ ProbeReport parse_probe_report(const std::string& text) {
       f >> site.name >> site.line;
       std::getline(f, site.file);
       if (!site.file.empty() && site.file[0] == ' ') site.file.erase(0, 1);
-      if (!site.name.empty()) r.functions.push_back(std::move(site));
+      if (site.name.empty()) continue;
+      if (site.line <= 0 || site.file.empty())
+        r.malformed.push_back(line);
+      else
+        r.functions.push_back(std::move(site));
     }
   }
   return r;

@@ -66,5 +66,20 @@ TEST(ProbeReport, UnknownLinesAreIgnored) {
   EXPECT_TRUE(r.functions.empty());
 }
 
+TEST(ProbeReport, AFunctionWithoutLineOrFileIsMalformedNotATool) {
+  // What a probe whose `declare -F` was replaced by the script would print.
+  ProbeReport r = parse_probe_report("status 0\nfn tool_a\nfn tool_b 3\nfn tool_c 4 /c.sh\nend\n");
+  EXPECT_TRUE(r.completed);
+  ASSERT_EQ(r.functions.size(), 1u);
+  EXPECT_EQ(r.functions[0].name, "tool_c");
+  EXPECT_EQ(r.malformed, (std::vector<std::string>{"fn tool_a", "fn tool_b 3"}));
+}
+
+TEST(ProbeReport, TheStatusLineMeansTheScriptWasSourced) {
+  EXPECT_FALSE(parse_probe_report("").sourced);
+  EXPECT_FALSE(parse_probe_report("syntax\n").sourced);
+  EXPECT_TRUE(parse_probe_report("status 1\n").sourced);
+}
+
 }  // namespace
 }  // namespace mcpsh::discovery
