@@ -16,7 +16,8 @@ namespace mcpsh::cli {
 
 struct Host {
   boost::asio::io_context io;
-  execution::ProcessRunner runner{io};
+  // Tools never reach the host's descriptors or memory (fault model: adr/0004).
+  execution::ProcessRunner runner{io, {.hide_host_from_tools = true}};
   discovery::Catalog catalog;
   std::unique_ptr<execution::ToolExecutor> executor;  // before server: it must outlive it
   std::unique_ptr<mcp::Server> server;

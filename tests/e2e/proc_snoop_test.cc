@@ -3,9 +3,8 @@
 // host's stdin, or read the host's memory (where other calls' arguments are). Runner-level
 // tests of the same: tests/execution/host_isolation_test.cc.
 //
-// DISABLED_ until the host wiring (cli::Host) builds its runner with
-// RunnerOptions::hide_host_from_tools, which needs every call's arguments on fd 5 rather
-// than behind /proc/<host>/fd/N.
+// The host wiring (cli::Host) builds its runner with RunnerOptions::hide_host_from_tools;
+// every call's arguments arrive on the bash's own fd 5, never behind /proc/<host>/fd/N.
 #include <gtest/gtest.h>
 
 #include "exec_helpers.h"
@@ -15,7 +14,7 @@ namespace {
 
 using namespace exec;
 
-TEST(ProcSnoop, DISABLED_AToolCannotReachTheClientsPipesOrTheHostsMemory) {
+TEST(ProcSnoop, AToolCannotReachTheClientsPipesOrTheHostsMemory) {
   HostProcess host({fixture("host_snoop.sh")});
   std::vector<std::string> others;
 
