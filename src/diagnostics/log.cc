@@ -21,6 +21,19 @@ std::optional<Level> parse_level(std::string_view name) {
   return std::nullopt;
 }
 
+std::string utc_timestamp() {
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char stamp[64];
+  std::snprintf(stamp, sizeof stamp, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  return stamp;
+}
+
 struct Log::Sink {
   int fd = 2;
   bool owned = false;
@@ -44,17 +57,7 @@ Log::~Log() {
 void Log::write(Level level, std::string_view text) {
   if (!enabled(level)) return;
   static constexpr const char* kNames[] = {"debug", "info", "warning", "error"};
-  auto now = std::chrono::system_clock::now();
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char stamp[64];
-  std::snprintf(stamp, sizeof stamp, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
-  std::string line =
-      std::string(stamp) + " mcp-shell-host " + kNames[static_cast<int>(level)] + ": ";
+  std::string line = utc_timestamp() + " mcp-shell-host " + kNames[static_cast<int>(level)] + ": ";
   for (char c : text) line += (c == '\n') ? ' ' : c;
   line += '\n';
   std::lock_guard lock(sink_->mutex);

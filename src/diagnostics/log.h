@@ -12,6 +12,10 @@ enum class Level { kDebug = 0, kInfo = 1, kWarning = 2, kError = 3, kOff = 4 };
 
 std::optional<Level> parse_level(std::string_view name);
 
+// The current time as ISO 8601 UTC with milliseconds ("2026-11-30T23:36:35.123Z"), as the
+// diagnostic and audit logs write it.
+std::string utc_timestamp();
+
 class Log {
  public:
   // path empty => stderr. Throws std::runtime_error if the file cannot be opened.

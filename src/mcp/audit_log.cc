@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "diagnostics/log.h"
+
 namespace mcpsh::mcp {
 
 AuditLog::AuditLog(const std::string& path) {
@@ -32,15 +34,7 @@ std::string AuditLog::to_json_line(const AuditRecord& r) {
     w.Key(key);
     w.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
   };
-  auto now = std::chrono::system_clock::now();
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char stamp[64];
-  std::snprintf(stamp, sizeof stamp, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  const std::string stamp = diagnostics::utc_timestamp();
   w.StartObject();
   str("time", stamp);
   if (!r.id_json.empty()) {
