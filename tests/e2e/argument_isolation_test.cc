@@ -59,7 +59,8 @@ TEST(ArgumentIsolation, AnotherCallFindsNoSecretInAnyFileOfTheHostOrItsChildren)
     const std::string text = result_text(*scan);
     EXPECT_FALSE(is_error_result(*scan)) << text;
     EXPECT_NE(text.find("hits=0"), std::string::npos) << text;
-    // It did look: the host's own log file, at least, is a regular file it can read.
+    // It did look: the holding call keeps a regular file open for it to read (the host's
+    // own descriptors are closed to tools: RunnerOptions::hide_host_from_tools).
     EXPECT_EQ(text.find("files=0 "), std::string::npos) << text;
 
     auto held = await_response(host, "1", &seen);
