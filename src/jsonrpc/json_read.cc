@@ -39,9 +39,32 @@ long escaped_unit(std::string_view text, std::size_t i) {
   return unit;
 }
 
-// Walks `text`, calling on_lone(offset of the backslash) for each lone surrogate escape.
-template <class OnLone>
-JsonScan walk(std::string_view text, OnLone&& on_lone) {
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The number token starting at text[i] ('-' or a digit), outside strings. Returns its end.
+// When its digits are all zeros and it has an exponent ("0e90", "-0.00E+5"), reports the
+// exponent's digits through on_zero_exponent(offset, length).
+template <class OnZeroExponent>
+std::size_t number_token(std::string_view text, std::size_t i, OnZeroExponent&& on_zero_exponent) {
+  const std::size_t size = text.size();
+  bool all_zero = true;
+  if (text[i] == '-') ++i;
+  for (; i < size && (is_digit(text[i]) || text[i] == '.'); ++i)
+    if (text[i] != '0' && text[i] != '.') all_zero = false;
+  if (i < size && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < size && (text[i] == '+' || text[i] == '-')) ++i;
+    const std::size_t digits = i;
+    while (i < size && is_digit(text[i])) ++i;
+    if (all_zero && i > digits) on_zero_exponent(digits, i - digits);
+  }
+  return i;
+}
+
+// Walks `text`, calling on_lone(offset of the backslash) for each lone surrogate escape
+// and on_zero_exponent for each zero number with an exponent (number_token).
+template <class OnLone, class OnZeroExponent>
+JsonScan walk(std::string_view text, OnLone&& on_lone, OnZeroExponent&& on_zero_exponent) {
   JsonScan scan;
   std::size_t depth = 0;
   const char* data = text.data();
@@ -97,6 +120,22 @@ JsonScan walk(std::string_view text, OnLone&& on_lone) {
       case '\0':
         if (!scan.nul_offset) scan.nul_offset = i;
         break;
+      case '-':
+      case '0':
+      case '1':
+      case '2':
+      case '3':
+      case '4':
+      case '5':
+      case '6':
+      case '7':
+      case '8':
+      case '9':
+        i = number_token(text, i, [&](std::size_t at, std::size_t length) {
+          ++scan.zero_exponents;
+          on_zero_exponent(at, length);
+        });
+        continue;
       default:
         break;
     }
@@ -109,11 +148,20 @@ JsonScan walk(std::string_view text, OnLone&& on_lone) {
 }  // namespace
 
 JsonScan scan_json(std::string_view text) {
-  return walk(text, [](std::size_t) {});
+  return walk(
+      text, [](std::size_t) {}, [](std::size_t, std::size_t) {});
 }
 
 void replace_lone_surrogates(std::string& text) {
-  walk(text, [&](std::size_t at) { text.replace(at + 2, 4, "FFFD"); });
+  walk(
+      text, [&](std::size_t at) { text.replace(at + 2, 4, "FFFD"); },
+      [](std::size_t, std::size_t) {});
+}
+
+void zero_the_exponents_of_zeros(std::string& text) {
+  walk(
+      text, [](std::size_t) {},
+      [&](std::size_t at, std::size_t length) { text.replace(at, length, length, '0'); });
 }
 
 ParsedJson parse_json(std::string text) {
@@ -139,6 +187,7 @@ ParsedJson parse_json(std::string text, const JsonScan& scan) {
     return parsed;
   }
   if (scan.lone_surrogates > 0) replace_lone_surrogates(text);
+  if (scan.zero_exponents > 0) zero_the_exponents_of_zeros(text);
 
   // The text and the document that points into it live and die together.
   struct Owner {

@@ -12,6 +12,10 @@
 //    U+FFFD, the same for a lone high and a lone low surrogate. (RapidJSON would store
 //    a lone low surrogate as the invalid bytes ED B0 80 and reject a lone high one.)
 //    Pairs are read as the character they encode.
+//  - numbers whose digits are all zeros with an exponent ("0e90", "-0.0E+300"): their
+//    exponent digits are rewritten as zeros (the value is zero whatever the exponent).
+//    RapidJSON 1.1's exact-number path sends a zero significand through
+//    DiyFp::Normalize, which is undefined for zero: "0e90" was read as 7.07e72.
 //
 // Threading: none; pure functions.
 #include <rapidjson/document.h>
@@ -32,6 +36,7 @@ struct JsonScan {
   std::size_t depth = 0;                  // deepest nesting of arrays and objects
   std::optional<std::size_t> nul_offset;  // the first NUL byte, if any
   std::size_t lone_surrogates = 0;        // escapes of unpaired surrogates
+  std::size_t zero_exponents = 0;         // zero numbers with an exponent ("0e90")
   // Every bracket closed, none closed that was not open, and no string left open. Text
   // that is not balanced is not JSON, however deep.
   bool balanced = true;
@@ -43,6 +48,9 @@ JsonScan scan_json(std::string_view text);
 
 // Rewrites each lone surrogate escape in `text` as "\uFFFD" (the same length).
 void replace_lone_surrogates(std::string& text);
+// Rewrites the exponent digits of each zero number with an exponent as zeros ("0e90" ->
+// "0e00"; the same length).
+void zero_the_exponents_of_zeros(std::string& text);
 
 // Parsed JSON and the text its strings point into (parsed in situ: no copy of strings).
 struct ParsedJson {

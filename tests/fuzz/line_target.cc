@@ -6,11 +6,9 @@
 //  - every line written is one valid JSON object in valid UTF-8 (wire_check.h);
 //  - once input ended and every call was stopped, no call is left in flight and the
 //    runner has no run left (nothing lost, nothing leaked).
-// The first is a switch while fault 10 (bytes reaching the wire unrepaired) is open:
-// MCPSH_FUZZ_WIRE=report counts and prints violations (and saves the input to
-// $MCPSH_FUZZ_FINDINGS when set, the first 20 of each kind) instead of crashing;
-// MCPSH_FUZZ_WIRE=abort crashes. kWireDefault is the default; set it to kAbort once fault 10 is
-// fixed. MCPSH_FUZZ_ECHO=1 prints every line written (for reading a reproducer).
+// A violation of the first crashes (kWireDefault); MCPSH_FUZZ_WIRE=report counts and prints
+// violations instead (and saves the input to $MCPSH_FUZZ_FINDINGS when set, the first 20 of
+// each kind). MCPSH_FUZZ_ECHO=1 prints every line written (for reading a reproducer).
 #include <boost/asio/io_context.hpp>
 #include <cstdint>
 #include <cstdio>
@@ -32,7 +30,7 @@ namespace {
 using namespace mcpsh;
 
 enum class WireMode { kReport, kAbort };
-constexpr WireMode kWireDefault = WireMode::kReport;
+constexpr WireMode kWireDefault = WireMode::kAbort;
 
 // Small enough that inputs of a few KiB reach the oversized-line path.
 constexpr std::size_t kMaxLine = 1024;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 namespace mcpsh::jsonrpc {
@@ -40,6 +41,24 @@ TEST(ScanJson, DepthAndBalance) {
   EXPECT_FALSE(scan_json("[[").balanced);
   EXPECT_FALSE(scan_json("[]]").balanced);
   EXPECT_FALSE(scan_json(R"(["abc)").balanced);
+}
+
+// RapidJSON 1.1's exact-number path read "0e90" as 7.07e72 (a zero significand reaches
+// DiyFp::Normalize); zero is zero whatever its exponent.
+TEST(ParseJson, ZeroWithAnExponentIsZero) {
+  ParsedJson p = parse_json(
+      R"({"a":0e90,"b":-0.000E+300,"c":0e-300,"d":0.000e50,"e":1e2,"f":0.5e1,"g":"0e90"})");
+  ASSERT_EQ(p.failure, ParsedJson::Failure::kNone) << p.error;
+  const auto& d = *p.document;
+  EXPECT_EQ(d["a"].GetDouble(), 0.0);
+  EXPECT_EQ(d["b"].GetDouble(), 0.0);
+  EXPECT_TRUE(std::signbit(d["b"].GetDouble()));
+  EXPECT_EQ(d["c"].GetDouble(), 0.0);
+  EXPECT_EQ(d["d"].GetDouble(), 0.0);
+  EXPECT_EQ(d["e"].GetDouble(), 100.0);
+  EXPECT_EQ(d["f"].GetDouble(), 5.0);
+  EXPECT_STREQ(d["g"].GetString(), "0e90");  // strings are not numbers
+  EXPECT_EQ(scan_json(R"([0e90,"0e90",-0E1,0.1e5,10e2])").zero_exponents, 2u);
 }
 
 TEST(ParseJson, LoneSurrogatesAreReadAsReplacementCharacters) {
