@@ -94,8 +94,7 @@ execution::RunId FakeCallRunner::run(const execution::ToolLaunch& launch,
         auto event = execution::parse_channel_line(tool_bytes(v));
         if (!event) continue;
         asio::post(io_, [this, id, e = std::move(*event)] {
-          if (auto r = runs_.find(id); r != runs_.end())
-            r->second.callbacks.on_event(e);
+          if (auto r = runs_.find(id); r != runs_.end()) r->second.callbacks.on_event(e);
         });
       }
     }
