@@ -79,6 +79,8 @@ class ProtocolCore {
 
   // The answer path: every answered or dropped request passes here once.
   void answer(Connection& to, const Exchange& x, std::string line, AuditRecord facts);
+  // A line refused before its method was known (parse errors, bad envelopes).
+  void refuse_unparsed(Connection& to, const jsonrpc::Message& m, Clock::time_point received);
   void refuse(Connection& to, const Exchange& x, int code, const std::string& message,
               const rapidjson::Value* data = nullptr);
   void unanswered(const Exchange& x, AuditRecord facts);
