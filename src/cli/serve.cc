@@ -107,7 +107,7 @@ int serve(const Options& options) {
   transport::LineReader reader(
       STDIN_FILENO, options.max_line, post,
       transport::LineEvents{[&](std::string line) {
-                              if (!stopping && !input_done) host.server->on_line(line);
+                              if (!stopping && !input_done) host.server->on_line(std::move(line));
                               update_flow();
                             },
                             [&](std::size_t size) {

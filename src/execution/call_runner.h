@@ -11,6 +11,7 @@
 //    (its on_done is posted already). cancel() of 0, an unknown or a finished id is a
 //    no-op. A cancelled call still gets its on_done (Ending::kCancelled) once its
 //    processes are gone.
+//  - run() reads `launch` only while it runs: the caller may release it afterwards.
 //  - Single-threaded: everything on the io_context's thread.
 #include <chrono>
 #include <functional>

@@ -1,6 +1,7 @@
 #pragma once
 // Bounded collectors for a child's output streams: memory stays within the cap however
 // much the child writes; the totals still count every byte.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,12 +15,19 @@ class HeadCollector {
   explicit HeadCollector(std::size_t cap) : cap_(cap) {}
   void append(std::string_view bytes) {
     total_ += bytes.size();
-    if (kept_.size() < cap_) kept_.append(bytes.substr(0, cap_ - kept_.size()));
+    if (kept_.size() >= cap_ || bytes.empty()) return;
+    // Reserved once, at the cap: address space, touched only as bytes arrive. Doubling
+    // growth would briefly hold the head twice. Past kReserveAtOnce (a cap that large is
+    // rare, and so much address space per call could be refused) it grows as usual.
+    if (kept_.capacity() < cap_)
+      kept_.reserve(std::min(cap_, std::max(kReserveAtOnce, kept_.capacity())));
+    kept_.append(bytes.substr(0, cap_ - kept_.size()));
   }
   std::uint64_t total() const { return total_; }
   std::string take() { return std::move(kept_); }
 
  private:
+  static constexpr std::size_t kReserveAtOnce = 64 << 20;
   std::size_t cap_;
   std::uint64_t total_ = 0;
   std::string kept_;

@@ -55,7 +55,7 @@ struct Failure {
 
 // Writes all of `bytes` to fd (at offset 0 and on, leaving the file offset alone, when
 // `positioned`); nullopt on success.
-std::optional<Failure> write_all(int fd, const std::string& bytes, bool positioned,
+std::optional<Failure> write_all(int fd, std::string_view bytes, bool positioned,
                                  const char* what) {
   std::size_t done = 0;
   while (done < bytes.size()) {
@@ -163,9 +163,10 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
   // call sees end of file on fd 3 and exits. nullopt on success, else what failed.
   // The file offset stays 0: the child reads the file from its start.
   static std::optional<Failure> hand_over(Waiting& w, const ToolLaunch& launch) {
-    auto error =
-        write_all(w.arguments.fd, launch.arguments_json.empty() ? "{}" : launch.arguments_json,
-                  true, "writing the arguments");
+    // A view, not `empty() ? "{}" : arguments_json`: that builds a copy of the payload.
+    const std::string_view arguments =
+        launch.arguments_json.empty() ? std::string_view("{}") : launch.arguments_json;
+    auto error = write_all(w.arguments.fd, arguments, true, "writing the arguments");
     w.arguments.reset();
     if (!error)
       error = write_all(w.control.fd, launch.tool + "\n", false, "handing the call to bash");

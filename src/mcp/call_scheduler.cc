@@ -52,6 +52,9 @@ struct CallScheduler::State : std::enable_shared_from_this<State> {
     };
     call->progress.last_report = time.now();
     call->run = runner.run(call->launch, std::move(callbacks));
+    // The runner has handed the arguments over; the call outlives its process (until its
+    // answer is sent), and a large payload should not live that long.
+    std::string().swap(call->launch.arguments_json);
     arm_heartbeat();
   }
 

@@ -109,9 +109,9 @@ void ProtocolCore::oversized(const ConnectionPtr& from, std::size_t size) {
   refuse(*from, x, jsonrpc::kInvalidRequest, message);
 }
 
-void ProtocolCore::handle(const ConnectionPtr& from, std::string_view line) {
+void ProtocolCore::handle(const ConnectionPtr& from, std::string line) {
   const Clock::time_point received = time_.now();
-  Message m = jsonrpc::parse_message(line);
+  Message m = jsonrpc::parse_owned_message(std::move(line));
   switch (m.kind) {
     case Message::Kind::kIgnored:
       log_.info("ignored a message: " + m.error_message);
@@ -139,7 +139,7 @@ void ProtocolCore::handle(const ConnectionPtr& from, std::string_view line) {
   }
   auto& route = std::get<Route>(routed);
   x.meta = std::move(route.meta);
-  Request r{from, std::move(x), route.method->id, m.document, m.params};
+  Request r{from, std::move(x), route.method->id, std::move(m.document), m.params};
   dispatch(r);
 }
 
@@ -239,6 +239,10 @@ void ProtocolCore::handle_tools_call(Request& r) {
                   std::move(facts));
   }
   auto& plan = std::get<CallPlan>(taken);
+  // The arguments are serialized into the plan: the parsed line (as large as the payload)
+  // goes now rather than when the request is done with.
+  r.params = nullptr;
+  r.document.reset();
   auto call = std::make_shared<Call>();
   call->connection = r.from;
   call->exchange = std::move(r.exchange);

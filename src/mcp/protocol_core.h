@@ -13,7 +13,7 @@
 //  - `runner`, `time` and `log` must outlive the core.
 #include <chrono>
 #include <functional>
-#include <string_view>
+#include <string>
 #include <vector>
 
 #include "discovery/catalog.h"
@@ -48,7 +48,8 @@ class ProtocolCore {
   ProtocolCore(const discovery::Catalog& catalog, execution::CallRunner& runner,
                CoreOptions options, WakeupSource& time, diagnostics::Log& log, Audit audit = {});
 
-  void handle(const ConnectionPtr& from, std::string_view line);
+  // Takes the line: it becomes the parsed document's buffer (no copy of the payload).
+  void handle(const ConnectionPtr& from, std::string line);
   // A line longer than the transport accepts: refused without an id.
   void oversized(const ConnectionPtr& from, std::size_t size);
   // The transport will bring nothing more from this connection and can deliver nothing

@@ -35,7 +35,7 @@ Server::Server(boost::asio::io_context& io, const discovery::Catalog& catalog,
                                    std::move(audit))) {}
 Server::~Server() = default;
 
-void Server::on_line(std::string_view line) { impl_->core.handle(impl_->stdio, line); }
+void Server::on_line(std::string line) { impl_->core.handle(impl_->stdio, std::move(line)); }
 void Server::on_oversized_line(std::size_t size) { impl_->core.oversized(impl_->stdio, size); }
 std::size_t Server::in_flight() const { return impl_->core.calls().in_flight(); }
 void Server::set_on_idle(std::function<void()> on_idle) {

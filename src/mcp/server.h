@@ -40,7 +40,9 @@ class Server {
          Audit audit = {});
   ~Server();
 
-  void on_line(std::string_view line);
+  // Takes the line: the parsed document is built in place from it (no copy of a large
+  // payload).
+  void on_line(std::string line);
   void on_oversized_line(std::size_t size);
 
   // Calls running or queued.

@@ -35,7 +35,7 @@ ProtocolUnderTest::ProtocolUnderTest(boost::asio::io_context& io, const discover
     : impl_(std::make_unique<Impl>(io, catalog, runner, limits, std::move(send))) {}
 ProtocolUnderTest::~ProtocolUnderTest() = default;
 
-void ProtocolUnderTest::line(std::string_view line) { impl_->server.on_line(line); }
+void ProtocolUnderTest::line(std::string_view line) { impl_->server.on_line(std::string(line)); }
 void ProtocolUnderTest::oversized(std::size_t size) { impl_->server.on_oversized_line(size); }
 void ProtocolUnderTest::input_closed() { impl_->server.input_closed(); }
 void ProtocolUnderTest::stop_all() { impl_->server.stop_all(std::chrono::milliseconds(0)); }
