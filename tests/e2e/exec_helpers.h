@@ -247,8 +247,7 @@ inline std::vector<pid_t> tool_processes_of(pid_t host) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "environ", std::ios::binary);
-    std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string env = read_proc_file(entry.path() / "environ");
     if (env.find(cookie) != std::string::npos && alive(std::stoi(name)))
       found.push_back(std::stoi(name));
   }

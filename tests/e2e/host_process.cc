@@ -197,6 +197,15 @@ bool is_error_result(const rapidjson::Document& r) {
   return it != r["result"].MemberEnd() && it->value.IsTrue();
 }
 
+std::string read_proc_file(const std::string& path) {
+  try {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
 std::vector<pid_t> processes_matching(const std::string& needle) {
   std::vector<pid_t> found;
   DIR* proc = ::opendir("/proc");
@@ -205,14 +214,12 @@ std::vector<pid_t> processes_matching(const std::string& needle) {
     char* end = nullptr;
     long pid = std::strtol(e->d_name, &end, 10);
     if (*end != '\0' || pid <= 0 || pid == ::getpid()) continue;
-    std::ifstream in("/proc/" + std::string(e->d_name) + "/cmdline", std::ios::binary);
-    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string cmd = read_proc_file("/proc/" + std::string(e->d_name) + "/cmdline");
     for (auto& c : cmd)
       if (c == '\0') c = ' ';
     if (cmd.find(needle) == std::string::npos) continue;
     // Zombies have no cmdline, so anything found here is alive (or a zombie of ours).
-    std::ifstream stat("/proc/" + std::string(e->d_name) + "/stat");
-    std::string s((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    std::string s = read_proc_file("/proc/" + std::string(e->d_name) + "/stat");
     auto paren = s.rfind(')');
     if (paren != std::string::npos && paren + 2 < s.size() && s[paren + 2] == 'Z') continue;
     found.push_back(static_cast<pid_t>(pid));

@@ -75,6 +75,9 @@ bool is_error_result(const rapidjson::Document& response);
 
 // Processes whose command line contains `needle` (e.g. a unique marker); from /proc.
 std::vector<pid_t> processes_matching(const std::string& needle);
+// The bytes of a /proc file, or "" when it cannot be read: the process may exit while it
+// is read (libstdc++ then throws from the stream's underflow with ESRCH).
+std::string read_proc_file(const std::string& path);
 // Waits until no process matches, up to the timeout; returns the survivors.
 std::vector<pid_t> wait_no_processes(const std::string& needle,
                                      std::chrono::milliseconds timeout = 5s);

@@ -26,21 +26,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kRequests = 2400;
 
-// Processes carrying this host's run cookie (every tool process and its descendants).
-std::vector<pid_t> processes_of_host(pid_t host) {
-  std::vector<pid_t> found;
-  const std::string cookie = "MCP_SHELL_HOST_RUN=" + std::to_string(host) + ".";
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "environ", std::ios::binary);
-    std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (env.find(cookie) != std::string::npos && alive(std::stoi(name)))
-      found.push_back(std::stoi(name));
-  }
-  return found;
-}
-
 struct Plan {
   std::vector<std::string> lines;
   std::vector<bool> expects_answer;     // per line: an answer will come (with or without id)
@@ -213,10 +198,10 @@ TEST(Soak, ThousandsOfMixedRequestsLeaveNothingBehind) {
 
   // Nothing left running but the bash processes kept ready for the next calls.
   auto settle_deadline = Clock::now() + 10s;
-  std::vector<pid_t> left = processes_of_host(host.pid());
+  std::vector<pid_t> left = tool_processes_of(host.pid());
   while (left.size() > 2 && Clock::now() < settle_deadline) {
     std::this_thread::sleep_for(50ms);
-    left = processes_of_host(host.pid());
+    left = tool_processes_of(host.pid());
   }
   EXPECT_LE(left.size(), 2u) << "processes left after the soak";
 
@@ -240,7 +225,7 @@ TEST(Soak, ThousandsOfMixedRequestsLeaveNothingBehind) {
   host.close_stdin();
   lines_until_eof(host, 30s);
   EXPECT_EQ(host.wait_exit(30s), 0);
-  EXPECT_TRUE(processes_of_host(host.pid()).empty()) << "processes outlived the host";
+  EXPECT_TRUE(tool_processes_of(host.pid()).empty()) << "processes outlived the host";
 }
 
 }  // namespace
