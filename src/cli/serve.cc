@@ -82,7 +82,7 @@ int serve(const Options& options) {
     std::lock_guard lock(gate->mutex);
     if (gate->open) asio::post(host.io, std::move(f));
   };
-  bool stopping = false, input_done = false, flushing = false;
+  bool stopping = false, input_done = false, flushing = false, flush_interrupted = false;
 
   // Stops the loop once no call is left to answer. Runs that belong to no call (bash
   // processes started ahead, now retiring) do not keep the host alive: the runner's
@@ -162,6 +162,7 @@ int serve(const Options& options) {
         const std::string name = signal_name(sig);
         if (flushing) {
           log->info("received " + name + " while writing the last responses: exiting now");
+          flush_interrupted = true;
           host.io.stop();
         } else if (!stopping) {
           shut_down("received " + name);
@@ -209,9 +210,16 @@ int serve(const Options& options) {
       deadline.expires_after(kFlushStall);
     deadline.async_wait(on_deadline);
     host.io.run();
-    if (!flushed && !writer.closed())
-      log->warning("the client is not reading stdout: " + std::to_string(writer.queued_bytes()) +
-                   " byte(s) of responses not delivered");
+    // A client that stopped reading while it kept us running deserves a warning; one that
+    // told us to stop (a signal, as SDKs send when they close) has what it asked for.
+    if (!flushed && !writer.closed()) {
+      const std::string undelivered =
+          std::to_string(writer.queued_bytes()) + " byte(s) of responses not delivered";
+      if (stopping || flush_interrupted)
+        log->info("stopped by a signal: " + undelivered);
+      else
+        log->warning("the client is not reading stdout: " + undelivered);
+    }
   }
   writer.abandon();
   std::lock_guard lock(gate->mutex);
