@@ -1,9 +1,8 @@
 #include "mcp/tool_registry.h"
 
 #include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
+#include "jsonrpc/response.h"
 #include "mcp/protocol_versions.h"
 
 namespace mcpsh::mcp {
@@ -57,10 +56,7 @@ std::string ToolRegistry::tools_json_for(std::string_view legacy_version) const 
     if (!(schema.IsObject() && schema.HasMember("type") && schema["type"] == "object"))
       tool.RemoveMember("outputSchema");
   }
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  tools.Accept(writer);
-  return std::string(buffer.GetString(), buffer.GetSize());
+  return jsonrpc::to_json(tools);
 }
 
 const RegisteredTool* ToolRegistry::find(std::string_view name) const {
