@@ -196,6 +196,11 @@ ParsedJson parse_json(std::string text, const JsonScan& scan) {
   };
   auto owner = std::make_shared<Owner>();
   owner->text = std::move(text);
+  // RapidJSON's UTF-8 validation takes a lead byte's continuation bytes before it looks at
+  // them, so a text ending in a truncated sequence ("\xf1\xf1") would be read up to 3 bytes
+  // past its terminating NUL. The padding keeps every such read inside the buffer; the scan
+  // above already refused NULs of the text itself.
+  owner->text.append(4, '\0');
   // Exact numbers; invalid UTF-8 is an error (it could not be echoed). Iterative: parsing
   // never recurses. In situ: strings are decoded where they are, without a copy.
   owner->document

@@ -43,6 +43,16 @@ TEST(ScanJson, DepthAndBalance) {
   EXPECT_FALSE(scan_json(R"(["abc)").balanced);
 }
 
+// A text ending in a truncated UTF-8 sequence: RapidJSON validates a lead byte by taking its
+// continuation bytes, past the end of the text (a heap over-read the line fuzzer found).
+// Longer than the small-string buffer, so the string's heap block ends at its terminator.
+TEST(ParseJson, TruncatedSequenceAtTheEndIsASyntaxErrorReadWithinTheText) {
+  const char* line = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xf1\xf1";
+  std::string text(line);
+  ParsedJson p = parse_json(std::move(text));
+  EXPECT_EQ(p.failure, ParsedJson::Failure::kSyntax) << p.error;
+}
+
 // RapidJSON 1.1's exact-number path read "0e90" as 7.07e72 (a zero significand reaches
 // DiyFp::Normalize); zero is zero whatever its exponent.
 TEST(ParseJson, ZeroWithAnExponentIsZero) {
