@@ -45,6 +45,11 @@ std::string AuditLog::to_json_line(const AuditRecord& r) {
   str("tool", r.tool);
   str("protocolVersion", r.protocol_version);
   str("client", r.client_name);
+  str("remote", r.remote);
+  if (r.http_status) {
+    w.Key("httpStatus");
+    w.Int(r.http_status);
+  }
   if (r.error_code) {
     w.Key("rpcError");
     w.StartObject();

@@ -34,7 +34,8 @@ void CallNotifier::on_event(Call& call, const execution::ChannelEvent& event,
       params.AddMember("level", rapidjson::StringRef(log_level_name(level)), a);
       params.AddMember("logger", rapidjson::Value(call.launch.tool.c_str(), a), a);
       params.AddMember("data", rapidjson::Value(l->message.c_str(), a), a);
-      call.connection->send(jsonrpc::notification_line("notifications/message", params));
+      call.connection->send(jsonrpc::notification_line("notifications/message", params),
+                            Outgoing{Outgoing::Kind::kNotification, std::nullopt});
     } else {
       log_.write(
           level >= LogLevel::kWarning ? diagnostics::Level::kWarning : diagnostics::Level::kInfo,
@@ -69,7 +70,8 @@ void CallNotifier::send_progress(Call& call, double progress, std::optional<doub
   call.progress.last = progress;
   call.progress.sent = true;
   call.progress.last_report = now;
-  call.connection->send(jsonrpc::notification_line("notifications/progress", params));
+  call.connection->send(jsonrpc::notification_line("notifications/progress", params),
+                        Outgoing{Outgoing::Kind::kNotification, std::nullopt});
 }
 
 }  // namespace mcpsh::mcp

@@ -44,6 +44,7 @@ ProtocolCore::ProtocolCore(const discovery::Catalog& catalog, execution::CallRun
                        AuditRecord facts;
                        facts.outcome = why;
                        facts.cancelled = true;
+                       facts.remote = c.connection->remote;
                        unanswered(c.exchange, std::move(facts));
                      },
                      [this](Call& c, const execution::ChannelEvent& e) {
@@ -57,7 +58,10 @@ ProtocolCore::ProtocolCore(const discovery::Catalog& catalog, execution::CallRun
 
 void ProtocolCore::answer(Connection& to, const Exchange& x, std::string line, AuditRecord facts) {
   facts.bytes_out = line.size() + 1;
-  to.send(std::move(line));
+  Outgoing what{Outgoing::Kind::kResponse, facts.error_code};
+  to.send(std::move(line), what);
+  facts.remote = to.remote;
+  facts.http_status = to.last_status();
   if (audit_) audit_(audit_record(x, std::move(facts), time_.now()));
 }
 
@@ -109,38 +113,49 @@ void ProtocolCore::oversized(const ConnectionPtr& from, std::size_t size) {
   refuse(*from, x, jsonrpc::kInvalidRequest, message);
 }
 
-void ProtocolCore::handle(const ConnectionPtr& from, std::string line) {
+Handled ProtocolCore::handle(const ConnectionPtr& from, std::string line) {
   const Clock::time_point received = time_.now();
   Message m = jsonrpc::parse_owned_message(std::move(line));
   switch (m.kind) {
     case Message::Kind::kIgnored:
       log_.info("ignored a message: " + m.error_message);
-      return;
+      return Handled::kNoResponse;
     case Message::Kind::kError:
       log_.info("rejected a message: " + m.error_message);
-      return refuse_unparsed(*from, m, received);
+      refuse_unparsed(*from, m, received);
+      return Handled::kAnswered;
     case Message::Kind::kNotification:
-      return on_notification(from, m);
+      on_notification(from, m);
+      return Handled::kNoResponse;
     case Message::Kind::kRequest:
       break;
   }
   Exchange x{m.id, m.method, {}, received};
+  const CallKey key{from.get(), *m.id};
   // An id in use by a call in flight is refused whatever the method, so that no other
   // result is ever sent for that id while the call runs.
-  if (scheduler_.busy(CallKey{from.get(), *m.id}))
-    return refuse(*from, x, jsonrpc::kInvalidRequest,
-                  "Invalid Request: id " + m.id->json + " is already in use by a call in progress");
+  if (scheduler_.busy(key)) {
+    refuse(*from, x, jsonrpc::kInvalidRequest,
+           "Invalid Request: id " + m.id->json + " is already in use by a call in progress");
+    return Handled::kAnswered;
+  }
   auto routed = route(m.method, m.params, from->legacy);
   if (auto* no = std::get_if<Refusal>(&routed)) {
-    if (!no->requested) return refuse(*from, x, no->code, no->message);
+    if (!no->requested) {
+      refuse(*from, x, no->code, no->message);
+      return Handled::kAnswered;
+    }
     x.meta.protocol_version = *no->requested;
     auto data = unsupported_version_data(*no->requested);
-    return refuse(*from, x, no->code, no->message, &data);
+    refuse(*from, x, no->code, no->message, &data);
+    return Handled::kAnswered;
   }
   auto& route = std::get<Route>(routed);
   x.meta = std::move(route.meta);
   Request r{from, std::move(x), route.method->id, std::move(m.document), m.params};
   dispatch(r);
+  // Every method but a tools/call that was accepted answers at once.
+  return scheduler_.busy(key) ? Handled::kPending : Handled::kAnswered;
 }
 
 void ProtocolCore::dispatch(Request& r) {

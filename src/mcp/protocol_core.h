@@ -41,6 +41,14 @@ struct CoreOptions {
   std::chrono::milliseconds heartbeat{5000};
 };
 
+// What handle() did with a line, for transports that answer every message (HTTP: 202 for
+// a notification, a response body for a request).
+enum class Handled {
+  kAnswered,    // a request, answered before handle() returned
+  kPending,     // a request whose call runs: answered later, or never if it is cancelled
+  kNoResponse,  // a notification, a response or an ignored message: nothing will be sent
+};
+
 class ProtocolCore {
  public:
   using Audit = std::function<void(const AuditRecord&)>;
@@ -49,7 +57,7 @@ class ProtocolCore {
                CoreOptions options, WakeupSource& time, diagnostics::Log& log, Audit audit = {});
 
   // Takes the line: it becomes the parsed document's buffer (no copy of the payload).
-  void handle(const ConnectionPtr& from, std::string line);
+  Handled handle(const ConnectionPtr& from, std::string line);
   // A line longer than the transport accepts: refused without an id.
   void oversized(const ConnectionPtr& from, std::size_t size);
   // The transport will bring nothing more from this connection and can deliver nothing

@@ -9,7 +9,7 @@ namespace {
 class StdioConnection : public Connection {
  public:
   explicit StdioConnection(Server::Send send) : send_(std::move(send)) {}
-  void send(std::string line) override { send_(std::move(line)); }
+  void send(std::string line, const Outgoing&) override { send_(std::move(line)); }
 
  private:
   Server::Send send_;

@@ -12,7 +12,11 @@
 namespace mcpsh::testing {
 
 struct RecordingConnection : mcp::Connection {
-  void send(std::string line) override { lines.push_back(std::move(line)); }
+  void send(std::string line, const mcp::Outgoing& what) override {
+    lines.push_back(std::move(line));
+    kinds.push_back(what);
+  }
+  std::vector<mcp::Outgoing> kinds;
   std::vector<std::string> lines;
 };
 
