@@ -2,7 +2,7 @@
 
 #include <charconv>
 #include <cmath>
-#include <vector>
+#include <utility>
 
 namespace mcpsh::execution {
 
@@ -32,9 +32,170 @@ std::optional<double> parse_number(std::string_view text) {
   return v;
 }
 
+std::string quoted(std::string_view text) {
+  return "\"" + std::string(text.substr(0, 64)) + (text.size() > 64 ? "...\"" : "\"");
+}
+
+// Standard base64 with padding, as `base64 -w0` writes it; empty is valid (an empty file).
+bool is_base64(std::string_view s) {
+  if (s.size() % 4 != 0) return false;
+  std::size_t padding = 0;
+  if (!s.empty() && s.back() == '=') padding = s.size() >= 2 && s[s.size() - 2] == '=' ? 2 : 1;
+  for (std::size_t i = 0; i < s.size() - padding; ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
+          c == '/'))
+      return false;
+  }
+  return true;
+}
+
+// A MIME type as `type/subtype` with no spaces: what a block's mimeType claims is the
+// tool's business, but an empty or shapeless one is a mistake worth naming.
+bool looks_like_mime(std::string_view m) {
+  auto slash = m.find('/');
+  return slash != std::string_view::npos && slash > 0 && slash + 1 < m.size() &&
+         m.find_first_of(" \t") == std::string_view::npos;
+}
+
+std::optional<ContentKind> content_kind(std::string_view name) {
+  if (name == "image") return ContentKind::kImage;
+  if (name == "audio") return ContentKind::kAudio;
+  if (name == "resource") return ContentKind::kResource;
+  if (name == "resource_link") return ContentKind::kResourceLink;
+  return std::nullopt;
+}
+
+// The helper's name for a kind, as a tool author knows it.
+std::string helper_name(ContentKind kind) { return std::string("mcp_") + content_kind_name(kind); }
+
+ChannelEvent parse_content(ContentKind kind, std::string line) {
+  ContentEvent event;
+  event.kind = kind;
+  const std::string helper = helper_name(kind);
+  std::string_view annotations;
+  std::size_t payload_at = std::string::npos;  // where the base64 starts in `line`
+  if (kind == ContentKind::kResourceLink) {
+    auto f = split_tabs(line, 6);
+    if (f.size() != 6) return MalformedEvent{helper + ": malformed side-channel line"};
+    event.uri = std::string(f[1]);
+    event.name = f[2].empty() ? event.uri : std::string(f[2]);
+    event.mime = std::string(f[3]);
+    annotations = f[4];
+    event.description = std::string(f[5]);
+    if (event.uri.empty()) return MalformedEvent{helper + " needs a URI"};
+  } else if (kind == ContentKind::kResource) {
+    auto f = split_tabs(line, 5);
+    if (f.size() != 5) return MalformedEvent{helper + ": malformed side-channel line"};
+    event.uri = std::string(f[1]);
+    event.mime = std::string(f[2]);
+    annotations = f[3];
+    payload_at = static_cast<std::size_t>(f[4].data() - line.data());
+    if (event.uri.empty()) return MalformedEvent{helper + " needs a URI"};
+  } else {
+    auto f = split_tabs(line, 4);
+    if (f.size() != 4) return MalformedEvent{helper + ": malformed side-channel line"};
+    event.mime = std::string(f[1]);
+    annotations = f[2];
+    payload_at = static_cast<std::size_t>(f[3].data() - line.data());
+    if (event.mime.empty())
+      return MalformedEvent{helper + ": no MIME type given and none could be derived"};
+  }
+  if (!event.mime.empty() && !looks_like_mime(event.mime))
+    return MalformedEvent{helper + ": " + quoted(event.mime) + " is not a MIME type"};
+  if (!annotations.empty())
+    event.annotations = parse_annotations(annotations, event.annotations_problem);
+  if (payload_at != std::string::npos) {
+    if (!is_base64(std::string_view(line).substr(payload_at)))
+      return MalformedEvent{helper + ": the payload is not base64"};
+    // The payload is the line's last field: moved, the prefix shifted out in place.
+    line.erase(0, payload_at);
+    event.base64 = std::make_shared<const std::string>(std::move(line));
+  }
+  return event;
+}
+
 }  // namespace
 
+const char* content_kind_name(ContentKind kind) {
+  switch (kind) {
+    case ContentKind::kImage:
+      return "image";
+    case ContentKind::kAudio:
+      return "audio";
+    case ContentKind::kResource:
+      return "resource";
+    case ContentKind::kResourceLink:
+      return "resource_link";
+  }
+  return "?";
+}
+
+std::uint64_t ContentEvent::decoded_size() const {
+  if (!base64 || base64->empty()) return 0;
+  const std::string& b = *base64;
+  std::uint64_t padding = b.back() == '=' ? (b[b.size() - 2] == '=' ? 2 : 1) : 0;
+  return b.size() / 4 * 3 - padding;
+}
+
+bool is_content_line(std::string_view line) {
+  auto tab = line.find('\t');
+  return tab != std::string_view::npos && content_kind(line.substr(0, tab)).has_value();
+}
+
+ContentAnnotations parse_annotations(std::string_view text, std::string& problem) {
+  ContentAnnotations a;
+  while (!text.empty()) {
+    auto semi = text.find(';');
+    std::string_view pair = text.substr(0, semi);
+    text = semi == std::string_view::npos ? std::string_view() : text.substr(semi + 1);
+    if (pair.empty()) continue;
+    auto eq = pair.find('=');
+    std::string_view key = pair.substr(0, eq);
+    std::string_view value =
+        eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
+    if (key == "audience") {
+      a.audience.clear();
+      while (!value.empty()) {
+        auto comma = value.find(',');
+        std::string_view role = value.substr(0, comma);
+        value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
+        if (role != "user" && role != "assistant") {
+          problem = "audience must be user or assistant, got " + quoted(role);
+          return {};
+        }
+        a.audience.emplace_back(role);
+      }
+      if (a.audience.empty()) {
+        problem = "audience needs user, assistant or both";
+        return {};
+      }
+    } else if (key == "priority") {
+      auto p = parse_number(value);
+      if (!p || *p < 0 || *p > 1) {
+        problem = "priority must be a number from 0 to 1, got " + quoted(value);
+        return {};
+      }
+      a.priority = p;
+    } else if (key == "lastModified") {
+      if (value.empty()) {
+        problem = "lastModified needs an ISO 8601 time, e.g. 2025-01-12T15:00:58Z";
+        return {};
+      }
+      a.last_modified = std::string(value);
+    } else {
+      problem = "unknown annotation " + quoted(key) + " (audience, priority, lastModified)";
+      return {};
+    }
+  }
+  return a;
+}
+
 std::optional<ChannelEvent> parse_channel_line(std::string_view line) {
+  return take_channel_line(std::string(line));
+}
+
+std::optional<ChannelEvent> take_channel_line(std::string line) {
   if (line.empty()) return std::nullopt;
   auto fields = split_tabs(line, 4);
   if (fields[0] == "progress") {
@@ -56,6 +217,16 @@ std::optional<ChannelEvent> parse_channel_line(std::string_view line) {
     if (fields.size() >= 3) event.message = std::string(fields[2]);
     return event;
   }
+  if (fields[0] == "too_large") {
+    fields = split_tabs(line, 3);
+    OversizedContentEvent event{fields.size() >= 3 ? std::string(fields[2].substr(0, 32)) : "", 0};
+    if (fields.size() >= 2) {
+      auto n = parse_number(fields[1]);
+      if (n && *n >= 0) event.bytes = static_cast<std::uint64_t>(*n);
+    }
+    return event;
+  }
+  if (auto kind = content_kind(fields[0])) return parse_content(*kind, std::move(line));
   return std::nullopt;
 }
 

@@ -25,6 +25,7 @@
 #include <system_error>
 #include <thread>
 
+#include "execution/channel_events.h"
 #include "execution/child_setup.h"
 #include "execution/escapees.h"
 #include "execution/fd_guard.h"
@@ -41,6 +42,21 @@ namespace {
 // How long pipes may stay open after the leader was reaped and its group killed: only a
 // process outside the group can still hold them, and it must not hang the call.
 constexpr auto kDrainAfterExit = std::chrono::milliseconds(300);
+
+// Progress and log lines are cut here: they are messages, not payloads.
+constexpr std::size_t kMaxEventLine = 64 * 1024;
+
+// Bytes of content lines (mcp_image and the like) passed on per run: the output limit in
+// base64 (4 characters per 3 bytes) plus room for the lines' other fields. The shaping of
+// the result holds the decoded sizes to the output limit itself (tool_result.cc); this
+// bounds what the host holds before then.
+std::uint64_t content_budget(const Limits& limits) {
+  return (static_cast<std::uint64_t>(limits.max_stdout) + 2) / 3 * 4 + 64 * 1024;
+}
+
+// Each content line counts at least this much: many tiny blocks cost the host more than
+// their bytes (an event each).
+constexpr std::uint64_t kMinContentLineCost = 256;
 
 // A descendant that escaped its group is re-parented to us only when its parent dies,
 // which can be a moment after the run ended; escapees are looked for again this late.
@@ -105,10 +121,11 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     HeadCollector stdout_head;
     TailCollector stderr_tail;
     LineSplitter stderr_lines{4096};
-    LineSplitter channel_lines{64 * 1024};
+    LineSplitter channel_lines;  // lines up to one content block within the output limit
     std::uint64_t stderr_logged = 0, stderr_unlogged = 0;  // bytes passed to on_stderr_line or not
     std::uint64_t channel_passed = 0;                      // bytes of lines passed on
     std::uint64_t channel_dropped = 0, channel_dropped_lines = 0;  // over max_channel
+    std::uint64_t content_passed = 0;  // bytes of content lines passed on (content_budget)
 
     std::optional<asio::steady_timer> deadline, grace, drain;
     std::optional<Clock::time_point> kill_at;  // when SIGKILL is due, once terminating
@@ -120,7 +137,10 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     bool finished = false;
 
     explicit Run(const Limits& l)
-        : limits(l), stdout_head(l.max_stdout), stderr_tail(l.max_stderr) {}
+        : limits(l),
+          stdout_head(l.max_stdout),
+          stderr_tail(l.max_stderr),
+          channel_lines(std::max(kMaxEventLine, content_budget(l) + 1)) {}
     bool live() const { return !reaped && !finished; }
   };
   using RunPtr = std::shared_ptr<Run>;
@@ -346,16 +366,26 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     run.callbacks.on_stderr_line(std::move(line));
   }
   // Channel lines become log notifications and progress: bounded per run like stderr.
+  // Content lines (channel_events.h) carry result blocks: bounded together by the output
+  // limit instead, in their base64 form; one over it is replaced by a short too_large
+  // line so that the result can say what was dropped.
   static void sink_channel(Run& run, std::string_view bytes) {
     // A run being terminated reports nothing more: its caller has given up on it.
     if (run.forced) return;
-    if (run.channel_dropped > 0) {  // over the budget: count, do not even split lines
-      run.channel_dropped += bytes.size();
-      run.channel_dropped_lines +=
-          static_cast<std::uint64_t>(std::count(bytes.begin(), bytes.end(), '\n'));
-      return;
-    }
     run.channel_lines.feed(bytes, [&](std::string line) {
+      if (is_content_line(line)) {
+        const std::uint64_t budget = content_budget(run.limits);
+        const std::uint64_t cost = std::max<std::uint64_t>(line.size() + 1, kMinContentLineCost);
+        if (run.content_passed + cost > budget) {
+          std::string kind = line.substr(0, line.find('\t'));
+          line = "too_large\t" + std::to_string(line.size()) + "\t" + kind;
+        } else {
+          run.content_passed += cost;
+        }
+        if (run.callbacks.on_channel_line) run.callbacks.on_channel_line(std::move(line));
+        return;
+      }
+      if (line.size() > kMaxEventLine) line.resize(kMaxEventLine);
       if (run.channel_dropped > 0 ||
           run.channel_passed + line.size() + 1 > run.limits.max_channel) {
         run.channel_dropped += line.size() + 1;

@@ -352,7 +352,7 @@ RunId ToolExecutor::run(const ToolLaunch& launch, CallCallbacks callbacks) {
   raw.on_stderr_line = std::move(callbacks.on_stderr_line);
   if (callbacks.on_event)
     raw.on_channel_line = [on_event = std::move(callbacks.on_event)](std::string line) {
-      if (auto event = parse_channel_line(line)) on_event(std::move(*event));
+      if (auto event = take_channel_line(std::move(line))) on_event(std::move(*event));
     };
   return impl_->run(launch, std::move(raw));
 }

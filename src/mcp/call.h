@@ -10,6 +10,7 @@
 #include "mcp/connection.h"
 #include "mcp/exchange.h"
 #include "mcp/tool_registry.h"
+#include "mcp/tool_result.h"
 
 namespace mcpsh::mcp {
 
@@ -40,6 +41,7 @@ struct Call {
   ProgressState progress;
   std::optional<execution::RunId> run;  // set once started
   bool cancelled = false;               // never answered from then on
+  ToolContent content;                  // blocks sent on the side channel, in order
 
   CallKey key() const { return {connection.get(), *exchange.id}; }
 };

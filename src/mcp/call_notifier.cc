@@ -18,6 +18,17 @@ void CallNotifier::on_event(Call& call, const execution::ChannelEvent& event,
   const RequestMeta& meta = call.exchange.meta;
   if (auto* bad = std::get_if<execution::MalformedEvent>(&event)) {
     log_.warning(tag(call) + bad->why);
+  } else if (auto* c = std::get_if<execution::ContentEvent>(&event)) {
+    if (!c->annotations_problem.empty())
+      log_.warning(tag(call) + "mcp_" + execution::content_kind_name(c->kind) +
+                   ": annotations dropped: " + c->annotations_problem);
+    call.content.blocks.push_back(*c);  // the payload is shared, not copied
+  } else if (auto* o = std::get_if<execution::OversizedContentEvent>(&event)) {
+    ++call.content.oversized;
+    call.content.oversized_bytes += o->bytes;
+    if (call.content.oversized == 1)  // once per call: a tool may send many
+      log_.warning(tag(call) + "a " + o->kind + " block of " + std::to_string(o->bytes) +
+                   " bytes was dropped: over the output limit");
   } else if (auto* p = std::get_if<execution::ProgressEvent>(&event)) {
     if (!meta.progress_token_json) return;  // the client did not ask
     if (call.progress.sent && p->progress <= call.progress.last) {

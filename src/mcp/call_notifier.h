@@ -2,8 +2,9 @@
 // A running call's side-channel events, as the client asked for them: progress becomes
 // notifications/progress when the request carried a progressToken, log events become
 // notifications/message at or above the request's log level; everything else goes to
-// the host's diagnostic log. Also sends the heartbeat of a call that reports nothing.
-// Sends on the call's own connection. Single-threaded (the core's thread).
+// the host's diagnostic log. Content blocks (mcp_image and the like) are kept in the
+// call for its result, in order; a problem with one is logged. Also sends the heartbeat of a call
+// that reports nothing. Sends on the call's own connection. Single-threaded (the core's thread).
 #include "execution/channel_events.h"
 #include "mcp/call.h"
 

@@ -78,8 +78,9 @@ void ProtocolCore::unanswered(const Exchange& x, AuditRecord facts) {
 }
 
 void ProtocolCore::finished(Call& call, execution::Outcome outcome) {
-  ShapedResult shaped = shape_tool_result(call.launch.tool, outcome, call.launch.limits,
-                                          call.tool->output ? &*call.tool->output : nullptr);
+  ShapedResult shaped =
+      shape_tool_result(call.launch.tool, outcome, call.launch.limits,
+                        call.tool->output ? &*call.tool->output : nullptr, call.content);
   AuditRecord facts;
   facts.is_error = shaped.is_error;
   facts.outcome = shaped.outcome;

@@ -66,7 +66,10 @@ ShapedResult error_result(std::string text, std::string outcome) {
   return r;
 }
 
-ShapedResult shape_tool_result(const std::string& tool, const execution::Outcome& o,
+namespace {
+
+// The text block: stdout, an error's explanation, or structured output's JSON.
+ShapedResult shape_text_result(const std::string& tool, const execution::Outcome& o,
                                const execution::Limits& limits,
                                const schema::CompiledSchema* output_schema) {
   // Not copied: invalid UTF-8 is repaired where the result is written.
@@ -177,6 +180,18 @@ ShapedResult shape_tool_result(const std::string& tool, const execution::Outcome
   }
   set_text(r, std::string(out) + truncation_note(o));
   r.outcome = "ok+truncated";
+  return r;
+}
+
+}  // namespace
+
+ShapedResult shape_tool_result(const std::string& tool, const execution::Outcome& o,
+                               const execution::Limits& limits,
+                               const schema::CompiledSchema* output_schema,
+                               const ToolContent& content) {
+  ShapedResult r = shape_text_result(tool, o, limits, output_schema);
+  const std::uint64_t text = std::min<std::uint64_t>(o.stdout_head.size(), limits.max_stdout);
+  add_content_blocks(r, content, limits.max_stdout - text, limits.max_stdout);
   return r;
 }
 

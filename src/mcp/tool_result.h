@@ -11,6 +11,7 @@
 
 #include "execution/launch_spec.h"
 #include "execution/outcome.h"
+#include "mcp/content_blocks.h"
 #include "schema/json_schema.h"
 
 namespace mcpsh::mcp {
@@ -28,14 +29,18 @@ struct ShapedResult {
 };
 
 // `output_schema` is the tool's compiled outputSchema, if it declares one. The result may
-// point into `outcome` (see ShapedResult).
+// point into `outcome` (see ShapedResult). `content`: the blocks the tool sent on its side
+// channel; they follow the text block (content_blocks.h), which is left out when it is
+// empty and blocks follow. Their payloads and the text share limits.max_stdout.
 ShapedResult shape_tool_result(const std::string& tool, const execution::Outcome& outcome,
                                const execution::Limits& limits,
-                               const schema::CompiledSchema* output_schema);
+                               const schema::CompiledSchema* output_schema,
+                               const ToolContent& content = {});
 // A temporary Outcome would die before the result that points into it.
 ShapedResult shape_tool_result(const std::string& tool, execution::Outcome&& outcome,
                                const execution::Limits& limits,
-                               const schema::CompiledSchema* output_schema) = delete;
+                               const schema::CompiledSchema* output_schema,
+                               const ToolContent& content = {}) = delete;
 
 // An isError result with one text block (input validation failures and the like).
 ShapedResult error_result(std::string text, std::string outcome);
