@@ -106,5 +106,76 @@ TEST(ChannelEvents, BytesAreKeptAsGiven) {
   EXPECT_EQ(log(raw).message, "\xff\xfe caf\xc3\xa9");
 }
 
+ContentEvent content(std::string_view line) {
+  auto event = parse_channel_line(line);
+  EXPECT_TRUE(event && std::holds_alternative<ContentEvent>(*event)) << line;
+  return event && std::holds_alternative<ContentEvent>(*event) ? std::get<ContentEvent>(*event)
+                                                               : ContentEvent{};
+}
+
+TEST(ChannelEvents, ImageAndAudioLines) {
+  auto image = content("image\timage/png\t\tAAH//w==");
+  EXPECT_EQ(image.kind, ContentKind::kImage);
+  EXPECT_EQ(image.mime, "image/png");
+  ASSERT_TRUE(image.base64);
+  EXPECT_EQ(*image.base64, "AAH//w==");
+  EXPECT_EQ(image.decoded_size(), 4u);
+  EXPECT_TRUE(image.annotations.empty());
+  auto audio = content("audio\taudio/wav\t\t");
+  EXPECT_EQ(audio.kind, ContentKind::kAudio);
+  EXPECT_EQ(audio.decoded_size(), 0u) << "an empty file is an empty payload";
+}
+
+TEST(ChannelEvents, ResourceAndLinkLines) {
+  auto r = content("resource\tfile:///a.txt\ttext/plain\t\taGk=");
+  EXPECT_EQ(r.kind, ContentKind::kResource);
+  EXPECT_EQ(r.uri, "file:///a.txt");
+  EXPECT_EQ(*r.base64, "aGk=");
+  auto link = content("resource_link\tfile:///b\t\t\t\tsome\tdescription");
+  EXPECT_EQ(link.kind, ContentKind::kResourceLink);
+  EXPECT_EQ(link.name, "file:///b") << "the name defaults to the URI";
+  EXPECT_EQ(link.description, "some\tdescription");
+  EXPECT_FALSE(link.base64);
+}
+
+TEST(ChannelEvents, MalformedContentLinesSayWhy) {
+  EXPECT_EQ(malformed("image\timage/png\t\tnot base64!"), "mcp_image: the payload is not base64");
+  EXPECT_EQ(malformed("image\timage/png\t\tAAA"), "mcp_image: the payload is not base64");
+  EXPECT_EQ(malformed("image\t\t\tAAAA"),
+            "mcp_image: no MIME type given and none could be derived");
+  EXPECT_EQ(malformed("audio\tnot a type\t\tAAAA"), "mcp_audio: \"not a type\" is not a MIME type");
+  EXPECT_EQ(malformed("resource\t\ttext/plain\t\tAAAA"), "mcp_resource needs a URI");
+  EXPECT_EQ(malformed("resource_link\tx"), "mcp_resource_link: malformed side-channel line");
+}
+
+TEST(ChannelEvents, Annotations) {
+  auto a = content("image\timage/png\taudience=user,assistant;priority=0.25;lastModified=T;\t");
+  EXPECT_EQ(a.annotations.audience, (std::vector<std::string>{"user", "assistant"}));
+  EXPECT_EQ(a.annotations.priority, 0.25);
+  EXPECT_EQ(a.annotations.last_modified, "T");
+  EXPECT_EQ(a.annotations_problem, "");
+  for (const char* bad : {"priority=1.5", "priority=x", "audience=robot",
+                          "audience=", "lastModified=", "colour=red"}) {
+    auto b = content(std::string("image\timage/png\t") + bad + "\t");
+    EXPECT_TRUE(b.annotations.empty()) << bad;
+    EXPECT_NE(b.annotations_problem, "") << bad;
+  }
+}
+
+TEST(ChannelEvents, ContentLinesAreKnownByTheirKind) {
+  EXPECT_TRUE(is_content_line("image\tx"));
+  EXPECT_TRUE(is_content_line("resource_link\t"));
+  EXPECT_FALSE(is_content_line("image"));
+  EXPECT_FALSE(is_content_line("progress\t1"));
+  EXPECT_FALSE(is_content_line("images\tx"));
+}
+
+TEST(ChannelEvents, TooLargeLines) {
+  auto event = parse_channel_line("too_large\t123456\timage");
+  ASSERT_TRUE(event && std::holds_alternative<OversizedContentEvent>(*event));
+  EXPECT_EQ(std::get<OversizedContentEvent>(*event).bytes, 123456u);
+  EXPECT_EQ(std::get<OversizedContentEvent>(*event).kind, "image");
+}
+
 }  // namespace
 }  // namespace mcpsh::execution
