@@ -25,3 +25,15 @@ tool_bytes() {
   [[ $1 =~ \"bytes\":[[:space:]]*([0-9]+) ]] && n=${BASH_REMATCH[1]}
   head -c "$n" /dev/zero | tr '\0' x
 }
+
+# Returns an image of the given number of bytes (random) through mcp_image: for large
+# content blocks (base64 on the side channel).
+# @param bytes integer How many bytes
+tool_image() {
+  local n=0 f
+  [[ $1 =~ \"bytes\":[[:space:]]*([0-9]+) ]] && n=${BASH_REMATCH[1]}
+  f=$(mktemp --suffix=.png)
+  head -c "$n" /dev/urandom >"$f"
+  mcp_image "$f"
+  rm -f "$f"
+}

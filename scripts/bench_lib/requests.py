@@ -36,6 +36,18 @@ def tool_text(response):
         return None
 
 
+def image_size(response):
+    """Bytes of the first image block of a CallToolResult (from its base64), or None."""
+    try:
+        for block in response["result"]["content"]:
+            if block["type"] == "image":
+                data = block["data"]
+                return len(data) // 4 * 3 - data[-2:].count("=")
+    except (KeyError, IndexError, TypeError):
+        pass
+    return None
+
+
 def is_ok_result(response):
     r = response.get("result") if isinstance(response, dict) else None
     return isinstance(r, dict) and not r.get("isError", False)

@@ -317,6 +317,15 @@ class Bench:
                               lambda: self.floor.bash_tool("bytes", out_args),
                               note="host run with --max-output %s" % max_output,
                               floor_note="output read through a pipe")
+        # An image block: its base64 crosses the side channel and the response once each.
+        size_image = self.n["image_bytes"]
+        image_args = '{"bytes":%d}' % size_image
+        max_image = "%dM" % max(32, 2 * size_image // MIB)
+        rows += self._payload("%.0f MiB image" % (size_image / MIB), ["--max-output", max_image],
+                              lambda i: requests.call(i, "image", image_args),
+                              lambda m: requests.image_size(m) == size_image, size_image, reps,
+                              None, note="mcp_image; host run with --max-output %s" % max_image,
+                              old_core=False)
         # A line of nested brackets under the default --max-line: refused (-32600) before
         # anything is built from it, so its cost is the line itself.
         size_nested = self.n["nested_bytes"]

@@ -63,6 +63,7 @@ async function runLegacySession(host, legacy, modern, validateTool) {
   // Array output: 2025-11-25 allows only object structuredContent; whatever the host
   // sends for it must still be a valid legacy CallToolResult.
   s.request(7, 'tools/call', { name: 'scores', arguments: {} }, x.result('CallToolResult'));
+  s.request('every-block', 'tools/call', { name: 'every_block', arguments: {} }, x.result('CallToolResult'));
   s.request(8, 'tools/call', { name: 'book_tickets', arguments: { ...booking, numTickets: 'two' } },
     x.result('CallToolResult', toolError));
   s.request(9, 'tools/call', { name: 'no_such_tool', arguments: {} }, x.error(-32602));

@@ -54,6 +54,12 @@ async function runModernSession(host, modern, validateTool) {
     withVerify(callResult, structured(tools, validateTool, 'book_tickets')));
   s.request(13, 'tools/call', call('scores', {}), withVerify(callResult, structured(tools, validateTool, 'scores')));
   s.request(14, 'tools/call', call('broken_output'), withVerify(callResult, toolError));
+  const blockTypes = (want) => (msg) => {
+    const got = ((msg.result && msg.result.content) || []).map((b) => b.type).join(',');
+    return got === want ? [] : [`content types ${got}, wanted ${want}`];
+  };
+  s.request('every-block', 'tools/call', call('every_block'),
+    withVerify(callResult, blockTypes('text,image,audio,resource,resource,resource_link')));
   s.request('input-violation', 'tools/call', call('book_tickets', { ...booking, numTickets: 'two' }),
     withVerify(callResult, toolError));
   s.request(15, 'tools/call', call('bad_utf8'), withVerify(callResult, success()));
