@@ -34,6 +34,7 @@ fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcpsh-conformance.XXXXXX")
 host_pid=
+# shellcheck disable=SC2317 # called by the EXIT trap
 stop_host() {
   if [[ -n $host_pid ]] && kill -0 "$host_pid" 2>/dev/null; then
     kill -TERM "$host_pid" 2>/dev/null || true
@@ -42,6 +43,9 @@ stop_host() {
 }
 trap 'stop_host; rm -rf "$work"' EXIT
 
+# Created here: the background job opens them only after the fork, maybe after the first grep.
+: >"$work/host.out"
+: >"$work/host.log"
 "$MCPSH_HOST" --http --listen 127.0.0.1:0 "$here/fixture/server.sh" </dev/null \
   >"$work/host.out" 2>"$work/host.log" &
 host_pid=$!
@@ -68,10 +72,10 @@ done
 echo "host pid $host_pid listening on $url"
 
 echo "== conformance server --scenario $scenario --spec-version $spec_version"
-suite_status=0
+# The suite colours its output whatever it writes to: the colour codes are dropped.
 timeout --kill-after=10 "$suite_limit" node "$here/node_modules/@modelcontextprotocol/conformance/dist/index.js" \
   server --url "$url" --scenario "$scenario" --spec-version "$spec_version" \
-  --output-dir "$work/results" || suite_status=$?
+  --output-dir "$work/results" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' && suite_status=0 || suite_status=${PIPESTATUS[0]}
 echo "== the suite exited with status $suite_status"
 
 kill -TERM "$host_pid"
@@ -97,7 +101,7 @@ else
        else (if $k[.id] then "STALE" else "ok" end) end) as $v
     | [$v, .status, .id, .name,
        (if $k[.id] and ($v == "known" or $v == "STALE") then "[" + $k[.id] + "] " else "" end)
-       + ((.errorMessage // "") | gsub("\n"; " "))]
+       + ((.errorMessage // .details.message? // "") | tostring | gsub("\n"; " "))]
     | @tsv' "$checks")
   echo "== checks (verdict, status, id, name, message)"
   column -t -s $'\t' <<<"$report" | cut -c1-400
