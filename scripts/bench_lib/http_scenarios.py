@@ -105,12 +105,15 @@ class HttpBench:
 
     @staticmethod
     def _load_row(kind, subject, runs, seconds):
-        med = lambda key: statistics.median(r[key] for r in runs) if runs else None
+        answered = [x for x in runs if x["requests"]]  # a run with no response has no latency
+        med = lambda key, scale=1: statistics.median(x[key] for x in answered) / scale if answered else None
         r = {"section": "http-load", "kind": kind, "subject": subject, "n": len(runs),
              "requests": sum(x["requests"] for x in runs), "rps": med("rps"),
-             "median_ms": med("p50_us") / 1000, "p99_ms": med("p99_us") / 1000,
+             "median_ms": med("p50_us", 1000), "p99_ms": med("p99_us", 1000),
              "errors": sum(x["errors"] for x in runs), "cpu_ms": None,
              "note": "%d run(s) of %d s; medians of the runs" % (len(runs), seconds)}
+        if len(answered) < len(runs):
+            r["note"] += "; %d run(s) with no response in time" % (len(runs) - len(answered))
         if subject == "old core":
             r["note"] += "; it closes each connection (wrk reconnects, connect time not in latency)"
         if subject == "host" and "16" in kind:
@@ -148,16 +151,16 @@ class HttpBench:
             ids = iter(range(1, 1 << 62))
             s_t, h_t, o_t = [], [], []
 
-            def over_stdio():
+            def over_stdio(out):
                 t, msg = stdio.round_trip(line)
-                s_t.append((t, ok(msg)))
+                out.append((t, ok(msg)))
 
             def over_http(conn, out, url):
                 t, resp = conn.round_trip(post(url, next(ids)))
                 out.append((t, resp.status == 200 and ok(resp.message())))
 
             for _ in range(self.n["warmup"]):
-                over_stdio()
+                over_stdio([])
                 over_http(hc, [], http.url)
             if oc:
                 over_http(oc, [], old.url)
@@ -165,7 +168,7 @@ class HttpBench:
             s_cpu, h_cpu = CpuMeter(stdio), CpuMeter(http)
             connects0 = hc.connects
             for i in range(n):
-                steps = [over_stdio, lambda: over_http(hc, h_t, http.url)]
+                steps = [lambda: over_stdio(s_t), lambda: over_http(hc, h_t, http.url)]
                 if oc and i % old_every == 0 and len(o_t) < self.n["old_http"]:
                     steps.append(lambda: over_http(oc, o_t, old.url))
                 k = i % len(steps)
