@@ -203,7 +203,10 @@ class HttpServer:
                                          env=env, cwd=cwd, start_new_session=True)
         self.pid = self.proc.pid
         try:
-            self.url = self._wait_listening(offset, start_timeout) if url is None else self._wait_port(url, start_timeout)
+            if url is None:
+                self.url = self._wait_listening(offset, start_timeout)
+            else:
+                self.url = self._wait_port(url, start_timeout)
         except BaseException:
             self.close()
             raise
