@@ -18,6 +18,37 @@ class ServerGone(Exception):
     """The server closed its stdout or did not answer in time."""
 
 
+def proc_status(pid, field):
+    """A /proc/<pid>/status value in kB (VmRSS, VmHWM), or None."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for row in f:
+                if row.startswith(field + ":"):
+                    return int(row.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def cpu_ns(pid):
+    """(CPU ns of the process's threads, CPU ns of its reaped children).
+
+    The process's own time comes from /proc/<pid>/task/*/schedstat (nanoseconds); the
+    children's from /proc/<pid>/stat (clock ticks, 10 ms: measure many requests)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    tick = 1e9 / os.sysconf("SC_CLK_TCK")
+    utime, stime, cutime, cstime = (int(v) for v in fields[11:15])
+    own = 0
+    try:
+        for task in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/schedstat" % (pid, task)) as f:
+                own += int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        own = (utime + stime) * tick
+    return own, (cutime + cstime) * tick
+
+
 class StdioServer:
     """One server process. Not thread-safe: one caller drives it."""
 
@@ -99,33 +130,10 @@ class StdioServer:
         return t - t0, msg
 
     def proc_status(self, field):
-        """A /proc/<pid>/status value in kB (VmRSS, VmHWM), or None."""
-        try:
-            with open("/proc/%d/status" % self.pid) as f:
-                for row in f:
-                    if row.startswith(field + ":"):
-                        return int(row.split()[1])
-        except OSError:
-            pass
-        return None
+        return proc_status(self.pid, field)
 
     def cpu_ns(self):
-        """(CPU ns of the server's threads, CPU ns of its reaped children).
-
-        The server's own time comes from /proc/<pid>/task/*/schedstat (nanoseconds); the
-        children's from /proc/<pid>/stat (clock ticks, 10 ms: measure many requests)."""
-        with open("/proc/%d/stat" % self.pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        tick = 1e9 / os.sysconf("SC_CLK_TCK")
-        utime, stime, cutime, cstime = (int(v) for v in fields[11:15])
-        own = 0
-        try:
-            for task in os.listdir("/proc/%d/task" % self.pid):
-                with open("/proc/%d/task/%s/schedstat" % (self.pid, task)) as f:
-                    own += int(f.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            own = (utime + stime) * tick
-        return own, (cutime + cstime) * tick
+        return cpu_ns(self.pid)
 
     def close(self, timeout=10.0):
         try:

@@ -1,6 +1,8 @@
 """The readable table. Ratios compare medians of the same request kind in the same run:
   x floor = this median / the bash floor median   (1.00 = as fast as spawning a shell)
   x host  = this median / the host median          (the old core's 'times slower')
+HTTP rows compare with their own reference: x stdio and +stdio ms against the host over
+stdio in the same run; the wrk rows' x host compares throughput (host req/s / this req/s).
 CPU ms/req is the mean user+system CPU per request (server plus the children it reaped).
 """
 
@@ -11,6 +13,9 @@ SECTIONS = [
     ("concurrency", "Concurrency: calls written at once, wall time until the last response"),
     ("payload", "Large payloads (peak RSS = VmHWM of the server process)"),
     ("profile", "Where the time of a trivial tools/call goes (floor steps interleaved with host calls)"),
+    ("http-load", "HTTP under load: wrk, keep-alive connections, POSTs with the modern headers"),
+    ("http-seq", "HTTP against stdio: sequential round trips, one in flight, interleaved in the same run"),
+    ("http-idle", "HTTP idle connections: host VmRSS before and with them open"),
 ]
 
 
@@ -58,6 +63,27 @@ COLUMNS = {
                 ("(peak-idle)/payload", lambda r: _per(r.get("peak_over_idle_per_payload")))],
     "profile": [("n", lambda r: str(r["n"])), ("median ms", lambda r: _ms(r["median_ms"])),
                 ("p90 ms", lambda r: _ms(r["p90_ms"]))],
+    "http-load": [("runs", lambda r: str(r["n"])), ("requests", lambda r: str(r["requests"])),
+                  ("req/s", lambda r: _num(r["rps"])), ("p50 ms", lambda r: _ms(r["median_ms"])),
+                  ("p99 ms", lambda r: _ms(r["p99_ms"]))],
+    "http-seq": [("n", lambda r: str(r["n"])), ("median ms", lambda r: _ms(r["median_ms"])),
+                 ("p90 ms", lambda r: _ms(r["p90_ms"])), ("req/s", lambda r: _num(r["rps"]))],
+    "http-idle": [("answered", lambda r: str(r["n"])), ("idle RSS MiB", lambda r: _mib(r.get("idle_rss_kb"))),
+                  ("RSS with them MiB", lambda r: _mib(r.get("rss_kb"))),
+                  ("KiB/connection", lambda r: _num(r.get("per_conn_kb")))],
+}
+
+
+def _signed_ms(v):
+    return "-" if v is None else ("+" if v >= 0 else "-") + _ms(abs(v))
+
+
+# The columns after a section's own ones; the default compares with the floor and the host.
+TRAILING = {
+    "http-load": [("x host", lambda r: _ratio(r.get("x_host")))],
+    "http-seq": [("CPU ms/req", lambda r: _ms(r.get("cpu_ms"))), ("x stdio", lambda r: _ratio(r.get("x_ref"))),
+                 ("+stdio ms", lambda r: _signed_ms(r.get("minus_ref_ms")))],
+    "http-idle": [],
 }
 
 
@@ -70,6 +96,13 @@ def add_ratios(rows):
         peers = by_kind[(r["section"], r["kind"])]
         r["x_floor"] = _div(r, peers.get("bash floor"))
         r["x_host"] = _div(r, peers.get("host"))
+        if r["section"] == "http-load" and peers.get("host") and r.get("rps"):
+            r["x_host"] = peers["host"]["rps"] / r["rps"]
+        ref = peers.get(r.get("ref"))
+        if ref is not None:
+            r["x_ref"] = _div(r, ref)
+            if r.get("median_ms") is not None and ref.get("median_ms") is not None:
+                r["minus_ref_ms"] = r["median_ms"] - ref["median_ms"]
 
 
 def _div(r, base):
@@ -95,10 +128,11 @@ def render(machine, rows, notes, breakdown=None):
         srows = [r for r in rows if r["section"] == section]
         if not srows:
             continue
-        cols = [("request kind", None), ("subject", None)] + COLUMNS[section] + \
-               [("CPU ms/req" if section != "concurrency" else "CPU ms/call", lambda r: _ms(r.get("cpu_ms"))),
-                ("x floor", lambda r: _ratio(r.get("x_floor"))), ("x host", lambda r: _ratio(r.get("x_host"))),
-                ("errors", lambda r: str(r["errors"]) if r["errors"] else ""), ("note", lambda r: r["note"])]
+        trailing = TRAILING.get(section, [
+            ("CPU ms/req" if section != "concurrency" else "CPU ms/call", lambda r: _ms(r.get("cpu_ms"))),
+            ("x floor", lambda r: _ratio(r.get("x_floor"))), ("x host", lambda r: _ratio(r.get("x_host")))])
+        cols = [("request kind", None), ("subject", None)] + COLUMNS[section] + trailing + \
+               [("errors", lambda r: str(r["errors"]) if r["errors"] else ""), ("note", lambda r: r["note"])]
         table = []
         last_kind = None
         for r in srows:

@@ -60,10 +60,12 @@ class Bench:
         self.progress = progress
         self.floor = baselines.Floor(script)
         self.breakdown = None
+        self.old_core = old_core
         self.oldcore_server = None
+        self.tools_list_json = None
         if old_core:
-            tools = self._host_tools_list()
-            self.oldcore_server = baselines.write_oldcore_server(workdir, old_core, script, tools)
+            self.tools_list_json = self._host_tools_list()
+            self.oldcore_server = baselines.write_oldcore_server(workdir, old_core, script, self.tools_list_json)
 
     # ---- servers ------------------------------------------------------------------------
 
