@@ -10,6 +10,7 @@ namespace mcpsh::http {
 
 namespace {
 constexpr int kHeaderMismatch = -32020;
+constexpr int kMissingClientCapability = -32021;
 constexpr int kUnsupportedVersion = -32022;
 
 std::string status_line(int status) {
@@ -64,6 +65,11 @@ int status_for(const mcpsh::mcp::Outgoing& response) {
   switch (*response.error_code) {
     case jsonrpc::kParseError:
     case jsonrpc::kInvalidRequest:
+    // Invalid params: a request without the required _meta MUST be 400 (MCP 2026-07-28,
+    // basic); the code alone does not tell that case from an unknown tool or bad
+    // arguments, which the spec leaves open, so they are 400 too.
+    case jsonrpc::kInvalidParams:
+    case kMissingClientCapability:
     case kHeaderMismatch:
     case kUnsupportedVersion:
       return 400;

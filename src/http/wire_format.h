@@ -30,8 +30,8 @@ inline std::string_view last_chunk() { return "0\r\n\r\n"; }
 std::string refusal_body(int code, std::string_view message);
 
 // The HTTP status of a request's final response, from its JSON-RPC error code (MCP
-// 2026-07-28 Streamable HTTP): -32700, -32600, -32020, -32022 -> 400; -32601 -> 404;
-// anything else, results included, -> 200.
+// 2026-07-28 Streamable HTTP and basic): -32700, -32600, -32602, -32020, -32021, -32022
+// -> 400; -32601 -> 404; anything else (results, tool errors, -32603) -> 200.
 int status_for(const mcpsh::mcp::Outgoing& response);
 
 }  // namespace mcpsh::http

@@ -190,7 +190,9 @@ TEST(HttpRules, UnparsableBodyIs400WithParseError) {
   EXPECT_TRUE(is_error_response(r->body, -32700, std::nullopt)) << r->body;
 }
 
-TEST(HttpRules, ToolErrorsAndBadArgumentsStay200) {
+// A tool that fails is a result (200); an unknown tool is Invalid params, which is 400 as
+// the spec requires for a request without its _meta (the same code).
+TEST(HttpRules, ToolErrorsAre200AndInvalidParams400) {
   HttpHost host({tools()});
   auto failed = exchange(host.port(), post("/mcp", call_request("1", "fail")));
   ASSERT_TRUE(failed);
@@ -198,8 +200,13 @@ TEST(HttpRules, ToolErrorsAndBadArgumentsStay200) {
   EXPECT_TRUE(is_call_result(failed->body, true, "1")) << failed->body;
   auto unknown = exchange(host.port(), post("/mcp", call_request("2", "no_such_tool")));
   ASSERT_TRUE(unknown);
-  EXPECT_EQ(unknown->status, 200);
+  EXPECT_EQ(unknown->status, 400);
   EXPECT_TRUE(is_error_response(unknown->body, -32602, "2")) << unknown->body;
+  auto no_meta =
+      exchange(host.port(), post("/mcp", R"({"jsonrpc":"2.0","id":3,"method":"tools/list"})",
+                                 {{"MCP-Protocol-Version", "2026-07-28"}}));
+  ASSERT_TRUE(no_meta);
+  EXPECT_EQ(no_meta->status, 400) << no_meta->body;
 }
 
 TEST(HttpRules, KeepAliveServesSeveralRequestsOnOneConnection) {
