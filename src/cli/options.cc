@@ -193,7 +193,7 @@ po::options_description described() {
       "else 127.0.0.1:3000)")("http-path", po::value<std::string>()->value_name("PATH"),
                               "the MCP endpoint (default: MCP_HTTP_PATH, else /mcp)")(
       "allow-origin", po::value<std::vector<std::string>>()->value_name("ORIGIN"),
-      "an allowed Origin, repeatable or a comma list; scheme and host compared, any port "
+      "an allowed Origin, repeatable or a comma list; one without a port admits any port "
       "(default: MCP_ALLOWED_ORIGINS, else http://localhost,http://127.0.0.1)")(
       "auth-token-file", po::value<std::string>()->value_name("FILE"),
       "require Authorization: Bearer <the file's content>")(

@@ -13,8 +13,9 @@ struct HttpOptions {
   std::string host = "127.0.0.1";  // the address to bind: a literal or "localhost"
   std::uint16_t port = 3000;       // 0: the kernel picks one (the log says which)
   std::string path = "/mcp";       // the one endpoint
-  // Origins allowed to call us ("scheme://host[:port]"); scheme and host are compared, the
-  // port is not. A request without an Origin header is not a browser's and is let through.
+  // Origins allowed to call us ("scheme://host[:port]"): scheme and host are compared, and
+  // the port only when the entry names one. A request without an Origin header is not a
+  // browser's and is let through.
   std::vector<std::string> allowed_origins{"http://localhost", "http://127.0.0.1"};
   std::optional<std::string> auth_token;  // Authorization: Bearer <token> required when set
   std::size_t max_body = 64u << 20;       // 413 beyond

@@ -46,11 +46,28 @@ std::string origin_key(std::string_view origin) {
   return lower(scheme) + "://" + lower(host);
 }
 
+namespace {
+// The port an origin names ("" when it names none).
+std::string_view origin_port(std::string_view origin) {
+  origin = trim(origin);
+  auto sep = origin.find("://");
+  if (sep == std::string_view::npos) return {};
+  std::string_view authority = origin.substr(sep + 3);
+  authority = authority.substr(0, authority.find('/'));
+  std::string_view host = strip_port(authority);
+  std::string_view rest = authority.substr(host.size());
+  return rest.size() > 1 && rest.front() == ':' ? rest.substr(1) : std::string_view{};
+}
+}  // namespace
+
 bool origin_allowed(std::string_view origin, const std::vector<std::string>& allowed) {
   const std::string key = origin_key(origin);
   if (key.empty()) return false;
-  return std::any_of(allowed.begin(), allowed.end(),
-                     [&](const std::string& a) { return origin_key(a) == key; });
+  return std::any_of(allowed.begin(), allowed.end(), [&](const std::string& a) {
+    if (origin_key(a) != key) return false;
+    const std::string_view port = origin_port(a);
+    return port.empty() || port == origin_port(origin);
+  });
 }
 
 std::vector<std::string> split_list(std::string_view text) {

@@ -11,7 +11,9 @@ namespace mcpsh::http {
 // path. "" when it is not an origin (e.g. "null", no "://").
 std::string origin_key(std::string_view origin);
 
-// True when `origin` has the scheme and host of one of `allowed` (any port).
+// True when `origin` has the scheme and host of one of `allowed` (case-insensitive), and
+// its port when that entry names one: "http://localhost" admits any port, as the old
+// core's MCP_ALLOWED_ORIGINS did.
 bool origin_allowed(std::string_view origin, const std::vector<std::string>& allowed);
 
 // "a, b,c" -> {"a","b","c"}; empty items dropped.

@@ -111,6 +111,32 @@ TEST(HttpCalls, ClientThatDisconnectsCancelsItsCall) {
   EXPECT_EQ(std::string((*record)["remote"].GetString()).rfind("127.0.0.1:", 0), 0u);
 }
 
+// A client that stops reading its event stream: once 4 MiB of events wait for it, it
+// counts as gone and its call is cancelled (memory stays bounded).
+TEST(HttpCalls, ClientThatStopsReadingItsStreamIsCancelled) {
+  ScratchDir dir;
+  const std::string audit = dir.path + "/audit.jsonl";
+  // A write that makes no progress for --idle-timeout ends the connection too: kept out
+  // of the way, so that only the output bound can cancel the call.
+  HttpHost host(
+      {"--audit-log", audit, "--idle-timeout", "3600", source_dir() + "/tests/http/http_tools.sh"});
+  // A small receive buffer: the kernel holds little on our side.
+  Client c(host.port(), 4096);
+  ASSERT_TRUE(c.send(post("/mcp", call_request("4", "chatter", "{}",
+                                               R"("io.modelcontextprotocol/logLevel":"debug")"))));
+  std::optional<rapidjson::Document> record;
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (!record && std::chrono::steady_clock::now() < deadline) {
+    for (auto& r : audit_records(audit))
+      if (r.IsObject() && r.HasMember("id") && r["id"].IsInt() && r["id"].GetInt() == 4)
+        record = std::move(r);
+    if (!record) std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_TRUE(record) << host.process().stderr_text();
+  EXPECT_STREQ((*record)["outcome"].GetString(), "cancelled");
+  EXPECT_NE(host.process().stderr_text().find("not reading its event stream"), std::string::npos);
+}
+
 TEST(HttpCalls, SigtermLetsTheCallInFlightFinishThenExits0) {
   ScratchDir dir;
   HttpHost host({"--kill-grace", "60", tools()});

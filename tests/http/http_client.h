@@ -46,7 +46,8 @@ std::vector<std::string> sse_data(const std::string& body);
 
 class Client {
  public:
-  explicit Client(int port);  // connects (fails the test if it cannot)
+  // Connects (fails the test if it cannot); a receive buffer size > 0 is set first.
+  explicit Client(int port, int receive_buffer = 0);
   ~Client();
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;

@@ -29,6 +29,11 @@ TEST(HttpPolicy, OriginAllowedComparesSchemeAndHost) {
   EXPECT_FALSE(origin_allowed("http://localhost.evil.com", allowed));
   EXPECT_FALSE(origin_allowed("http://127.0.0.1.evil.com:80", allowed));
   EXPECT_FALSE(origin_allowed("null", allowed));
+  // An entry with a port admits that port only.
+  const std::vector<std::string> exact{"https://app.test:8443"};
+  EXPECT_TRUE(origin_allowed("https://app.test:8443", exact));
+  EXPECT_FALSE(origin_allowed("https://app.test:9000", exact));
+  EXPECT_FALSE(origin_allowed("https://app.test", exact));
 }
 
 TEST(HttpPolicy, SplitListTrimsAndDropsEmptyItems) {
