@@ -22,8 +22,8 @@ std::optional<std::string> find_bash() {
 }
 }  // namespace
 
-std::optional<std::string> prepare(Host& host, const Options& options, diagnostics::Log& log,
-                                   mcp::Server::Send send, mcp::Server::Audit audit) {
+std::optional<std::string> prepare_tools(Host& host, const Options& options,
+                                         diagnostics::Log& log) {
   auto bash = find_bash();
   if (!bash) return "bash was not found in PATH";
   host.bash = *bash;
@@ -40,21 +40,28 @@ std::optional<std::string> prepare(Host& host, const Options& options, diagnosti
   e.warm_limits = options.limits;
   e.on_warning = [&log](std::string w) { log.warning(w); };
   host.executor = std::make_unique<execution::ToolExecutor>(host.io, host.runner, std::move(e));
+  return std::nullopt;
+}
 
+std::optional<std::string> fatal_problems(const Host& host) {
+  if (!host.catalog.fatal) return std::nullopt;
+  std::string text;
+  for (const auto& p : host.catalog.problems)
+    if (p.severity == discovery::Problem::Severity::kError)
+      text += (text.empty() ? "" : "; ") + p.what;
+  return text;
+}
+
+std::optional<std::string> prepare(Host& host, const Options& options, diagnostics::Log& log,
+                                   mcp::Server::Send send, mcp::Server::Audit audit) {
+  if (auto error = prepare_tools(host, options, log)) return error;
   mcp::ServerOptions s;
   s.limits = options.limits;
   s.max_concurrency = options.max_concurrency;
   s.heartbeat = options.heartbeat;
   host.server = std::make_unique<mcp::Server>(host.io, host.catalog, *host.executor, s,
                                               std::move(send), log, std::move(audit));
-  if (host.catalog.fatal) {
-    std::string text;
-    for (const auto& p : host.catalog.problems)
-      if (p.severity == discovery::Problem::Severity::kError)
-        text += (text.empty() ? "" : "; ") + p.what;
-    return text;
-  }
-  return std::nullopt;
+  return fatal_problems(host);
 }
 
 std::vector<discovery::Problem> all_problems(const Host& host) {

@@ -1,5 +1,6 @@
 #pragma once
-// Wiring shared by every verb: the event loop, the runner, the catalog and the server.
+// Wiring shared by every verb: the event loop, the runner, the catalog and the server
+// (stdio; serve --http builds its own protocol core over the same catalog and executor).
 #include <boost/asio/io_context.hpp>
 #include <memory>
 #include <optional>
@@ -24,7 +25,13 @@ struct Host {
   std::string bash;
 };
 
-// Finds bash, discovers the tools and builds a server that sends through `send`.
+// Finds bash, discovers the tools and builds the executor: what every transport needs.
+// Returns an error text when bash is missing.
+std::optional<std::string> prepare_tools(Host& host, const Options& options, diagnostics::Log& log);
+// The discovery errors that keep the host from starting, or nullopt.
+std::optional<std::string> fatal_problems(const Host& host);
+
+// prepare_tools, then a stdio server that sends through `send`.
 // Returns an error text for the user when the host cannot start.
 std::optional<std::string> prepare(Host& host, const Options& options, diagnostics::Log& log,
                                    mcp::Server::Send send, mcp::Server::Audit audit = {});

@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   int status = 0;
   switch (o.verb) {
     case Verb::kServe:
-      status = serve(o);
+      status = o.http ? serve_http(o) : serve(o);
       break;
     case Verb::kList:
       status = list(o);

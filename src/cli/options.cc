@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <sstream>
+#include <string_view>
 #include <tuple>
 
 namespace mcpsh::cli {
@@ -115,6 +116,37 @@ constexpr std::uint64_t kMinMemoryBytes = kMiB, kMaxMemoryBytes = 1024 * kTiB;
 constexpr std::uint64_t kMaxConcurrency = 1024;
 constexpr std::uint64_t kMaxWarm = 16;
 constexpr std::uint64_t kMaxQueue = 65536;
+constexpr std::uint64_t kMinHeaderBytes = kKiB, kMaxHeaderBytes = kMiB;
+constexpr std::uint64_t kMaxConnections = 65536;
+constexpr double kMinHttpTimeoutSeconds = 0.001, kMaxHttpTimeoutSeconds = 24 * 3600;
+
+// The HTTP options: only with --http.
+const char* const kHttpOptions[] = {"listen",          "http-path",    "allow-origin",
+                                    "auth-token-file", "max-body",     "max-header",
+                                    "max-connections", "idle-timeout", "header-timeout"};
+
+// "[HOST:]PORT", HOST a name, an IPv4 literal or a bracketed IPv6 literal.
+std::optional<std::string> parse_listen(const std::string& text, Options& o) {
+  std::string host, port = text;
+  if (!text.empty() && text.front() == '[') {
+    auto close = text.find(']');
+    if (close == std::string::npos || close + 1 >= text.size() || text[close + 1] != ':')
+      return "--listen needs [HOST:]PORT, e.g. 127.0.0.1:3000 or [::1]:3000, got \"" + text + "\"";
+    host = text.substr(1, close - 1);
+    port = text.substr(close + 2);
+  } else if (auto colon = text.rfind(':'); colon != std::string::npos) {
+    host = text.substr(0, colon);
+    port = text.substr(colon + 1);
+    if (host.empty() || host.find(':') != std::string::npos)
+      return "--listen needs [HOST:]PORT, e.g. 127.0.0.1:3000 or [::1]:3000, got \"" + text + "\"";
+  }
+  std::string error;
+  auto p = checked_count("listen", port, 0, 65535, error);
+  if (!p) return "--listen needs a port between 0 and 65535, got \"" + text + "\"";
+  if (!host.empty()) o.listen_host = host;
+  o.listen_port = static_cast<std::uint16_t>(*p);
+  return std::nullopt;
+}
 
 po::options_description described() {
   po::options_description d("Options");
@@ -154,6 +186,28 @@ po::options_description described() {
       "tool", po::value<std::string>()->value_name("NAME"), "call: the tool to call")(
       "args", po::value<std::string>()->value_name("JSON"),
       "call: the arguments object (default {})");
+  po::options_description h("Streamable HTTP (serve --http)");
+  h.add_options()("http", "serve over HTTP instead of stdio")(
+      "listen", po::value<std::string>()->value_name("[HOST:]PORT"),
+      "address to listen on; port 0 picks a free one (default: MCP_HTTP_BIND:MCP_HTTP_PORT, "
+      "else 127.0.0.1:3000)")("http-path", po::value<std::string>()->value_name("PATH"),
+                              "the MCP endpoint (default: MCP_HTTP_PATH, else /mcp)")(
+      "allow-origin", po::value<std::vector<std::string>>()->value_name("ORIGIN"),
+      "an allowed Origin, repeatable or a comma list; one without a port admits any port "
+      "(default: MCP_ALLOWED_ORIGINS, else http://localhost,http://127.0.0.1)")(
+      "auth-token-file", po::value<std::string>()->value_name("FILE"),
+      "require Authorization: Bearer <the file's content>")(
+      "max-body", po::value<std::string>()->value_name("BYTES"),
+      "largest request body, 413 beyond (default: --max-line, 64M)")(
+      "max-header", po::value<std::string>()->value_name("BYTES"),
+      "largest request header, 431 beyond (default 16k, 1k to 1M)")(
+      "max-connections", po::value<std::string>()->value_name("N"),
+      "open connections, 503 beyond (default 1024, at most 65536)")(
+      "idle-timeout", po::value<std::string>()->value_name("SECONDS"),
+      "close a keep-alive connection idle this long; also bounds reading a body and each "
+      "write (default 60)")("header-timeout", po::value<std::string>()->value_name("SECONDS"),
+                            "time to send a request header (default 10)");
+  d.add(h);
   return d;
 }
 
@@ -162,9 +216,10 @@ po::options_description described() {
 std::string usage() {
   std::ostringstream out;
   out << "mcp-shell-host " << MCPSH_VERSION
-      << " - serve bash functions tool_<name> as MCP tools over stdio\n\n"
+      << " - serve bash functions tool_<name> as MCP tools over stdio or HTTP\n\n"
       << "Usage:\n"
       << "  mcp-shell-host [serve] [options] SCRIPT|DIR ...   stdio MCP server (the default verb)\n"
+      << "  mcp-shell-host --http [options] SCRIPT|DIR ...    Streamable HTTP MCP server\n"
       << "  mcp-shell-host list  [options] SCRIPT|DIR ...     print the tools/list result as JSON\n"
       << "  mcp-shell-host call  [options] SCRIPT|DIR ... --tool NAME [--args JSON]\n"
       << "                                                    run one call, print the "
@@ -271,6 +326,59 @@ ParseResult parse_options(int argc, char** argv) {
   if (vm.count("audit-log")) o.audit_log = vm["audit-log"].as<std::string>();
   if (vm.count("tool")) o.tool = vm["tool"].as<std::string>();
   if (vm.count("args")) o.args_json = vm["args"].as<std::string>();
+  o.http = vm.count("http") > 0;
+  for (const char* name : kHttpOptions)
+    if (vm.count(name) && !o.http) return fail(std::string("--") + name + " needs --http");
+  if (o.http && o.verb != Verb::kServe) return fail("--http belongs to the serve verb");
+  if (vm.count("listen"))
+    if (auto e = parse_listen(text("listen"), o)) return fail(*e);
+  if (vm.count("http-path")) {
+    o.http_path = text("http-path");
+    if (o.http_path->empty() || o.http_path->front() != '/' ||
+        o.http_path->find_first_of("?# \t\r\n") != std::string::npos)
+      return fail("--http-path needs a path starting with / (no spaces, ? or #), got \"" +
+                  *o.http_path + "\"");
+  }
+  if (vm.count("allow-origin"))
+    for (const auto& item : vm["allow-origin"].as<std::vector<std::string>>()) {
+      std::string_view rest = item;
+      while (true) {
+        auto comma = rest.find(',');
+        std::string one(rest.substr(0, comma));
+        one.erase(0, one.find_first_not_of(" \t"));
+        one.erase(one.find_last_not_of(" \t") + 1);
+        if (one.find("://") == std::string::npos || one.find("://") == 0)
+          return fail("--allow-origin needs origins such as http://localhost:8080, got \"" + item +
+                      "\"");
+        o.allow_origins.push_back(one);
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+      }
+    }
+  if (vm.count("auth-token-file")) o.auth_token_file = text("auth-token-file");
+  if (vm.count("max-body")) {
+    auto v = checked_size("max-body", text("max-body"), 1, kMaxLineBytes);
+    if (!v.value) return fail(v.error);
+    o.max_body = static_cast<std::size_t>(*v.value);
+  }
+  if (vm.count("max-header")) {
+    auto v = checked_size("max-header", text("max-header"), kMinHeaderBytes, kMaxHeaderBytes);
+    if (!v.value) return fail(v.error);
+    o.max_header = static_cast<std::size_t>(*v.value);
+  }
+  if (vm.count("max-connections")) {
+    auto v = checked_count("max-connections", text("max-connections"), 1, kMaxConnections, error);
+    if (!v) return fail(error);
+    o.max_connections = static_cast<std::size_t>(*v);
+  }
+  for (auto [name, target] :
+       {std::pair{"idle-timeout", &o.idle_timeout}, {"header-timeout", &o.header_timeout}}) {
+    if (!vm.count(name)) continue;
+    auto v =
+        checked_seconds(name, text(name), kMinHttpTimeoutSeconds, kMaxHttpTimeoutSeconds, error);
+    if (!v) return fail(error);
+    *target = *v;
+  }
   if (!o.show_help && !o.show_version) {
     if (o.paths.empty()) return fail("no scripts given: name at least one SCRIPT or DIR");
     if (o.verb == Verb::kCall && o.tool.empty()) return fail("call needs --tool NAME");

@@ -1,6 +1,7 @@
 #pragma once
 // The command line: verb, scripts, options. Parsing only; no side effects.
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,20 @@ struct Options {
   std::string tool;       // call
   std::string args_json;  // call
   bool show_help = false, show_version = false;
+
+  // Streamable HTTP (serve --http). Unset values are taken from the old core's
+  // environment variables, then from defaults, when the server starts (cli/http_settings.h).
+  bool http = false;
+  std::optional<std::string> listen_host;    // --listen HOST:PORT
+  std::optional<std::uint16_t> listen_port;  // --listen [HOST:]PORT
+  std::optional<std::string> http_path;      // --http-path
+  std::vector<std::string> allow_origins;    // --allow-origin, repeated or comma lists
+  std::optional<std::string> auth_token_file;
+  std::optional<std::size_t> max_body;  // default: max_line
+  std::size_t max_header = 16u << 10;
+  std::size_t max_connections = 1024;
+  std::chrono::milliseconds idle_timeout{60000};
+  std::chrono::milliseconds header_timeout{10000};
 };
 
 struct ParseResult {

@@ -5,6 +5,7 @@
 namespace mcpsh::cli {
 
 int serve(const Options& options);
+int serve_http(const Options& options);  // serve --http
 int list(const Options& options);
 int call(const Options& options);
 int check(const Options& options);

@@ -1,0 +1,155 @@
+// The HTTP server (serve --http): the same protocol core as stdio, behind the Streamable
+// HTTP transport, on the same event loop.
+//
+// Lifecycle:
+//  - Serving until SIGTERM, SIGINT, SIGHUP or SIGQUIT.
+//  - Stopping (the first signal): accept no more connections, close the idle ones; calls
+//    in flight get --kill-grace to finish and are answered (their connections then
+//    close). What is still running after that is stopped (SIGTERM, SIGKILL after at most
+//    a second), unanswered; the last responses get a second to be written. Then exit 0.
+//  - A second signal: every tool is killed at once and the host exits.
+#include <signal.h>
+
+#include <algorithm>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <cstdlib>
+#include <iostream>
+
+#include "cli/host.h"
+#include "cli/http_settings.h"
+#include "cli/verbs.h"
+#include "http/http_server.h"
+#include "mcp/asio_wakeups.h"
+#include "mcp/audit_log.h"
+#include "mcp/protocol_core.h"
+
+namespace mcpsh::cli {
+
+namespace asio = boost::asio;
+
+namespace {
+// How long tools get between SIGTERM and SIGKILL once the grace is over, and how long the
+// last responses then get to be written: a client that stops us expects us gone promptly.
+constexpr auto kShutdownGrace = std::chrono::milliseconds(1000);
+
+const char* environment(const char* name) { return std::getenv(name); }
+}  // namespace
+
+int serve_http(const Options& options) {
+  std::unique_ptr<diagnostics::Log> log;
+  std::unique_ptr<mcp::AuditLog> audit;
+  try {
+    log = std::make_unique<diagnostics::Log>(options.log_file, options.log_level);
+    if (!options.audit_log.empty()) audit = std::make_unique<mcp::AuditLog>(options.audit_log);
+  } catch (const std::exception& e) {
+    std::cerr << "mcp-shell-host: " << e.what() << "\n";
+    return 2;
+  }
+  auto settings = http_settings(options, environment);
+  if (!settings.options) {
+    std::cerr << "mcp-shell-host: " << settings.error << "\n";
+    return 2;
+  }
+
+  Host host;
+  if (auto error = prepare_tools(host, options, *log)) {
+    log->error("cannot start: " + *error);
+    return 1;
+  }
+  mcp::ProtocolCore::Audit record;
+  if (audit) record = [&audit](const mcp::AuditRecord& r) { audit->write(r); };
+  mcp::AsioWakeups wakeups(host.io);
+  mcp::CoreOptions core_options;
+  core_options.limits = options.limits;
+  core_options.max_concurrency = options.max_concurrency;
+  core_options.heartbeat = options.heartbeat;
+  mcp::ProtocolCore core(host.catalog, *host.executor, core_options, wakeups, *log, record);
+  auto problems = host.catalog.problems;
+  problems.insert(problems.end(), core.problems().begin(), core.problems().end());
+  for (const auto& p : problems)
+    log->write(p.severity == discovery::Problem::Severity::kError ? diagnostics::Level::kError
+                                                                  : diagnostics::Level::kWarning,
+               p.where + ": " + p.what);
+  if (auto fatal = fatal_problems(host)) {
+    log->error("cannot start: " + *fatal);
+    return 1;
+  }
+  core.enable_warm();
+
+  // Declared after the core: closing its connections on destruction tells the core.
+  http::HttpServer server(host.io, core, *settings.options, *log, record);
+  if (auto error = server.listen()) {
+    log->error("cannot start: " + *error);
+    return 1;
+  }
+  log->info("serving " + std::to_string(host.catalog.tools.size()) + " tool(s); listening on " +
+            server.url());
+
+  bool stopping = false;
+  const auto grace = options.limits.kill_grace;
+  asio::steady_timer grace_timer(host.io), final_timer(host.io);
+  // Once no call is left, connections still waiting for one will never get an answer
+  // (their calls were stopped); when every connection is closed, we are done.
+  auto maybe_exit = [&] {
+    if (!stopping || core.calls().in_flight() > 0) return;
+    server.close_waiting();
+    if (server.connections() == 0) host.io.stop();
+  };
+  core.calls().set_on_idle([&] { asio::post(host.io, maybe_exit); });
+  server.set_on_closed([&] { asio::post(host.io, maybe_exit); });
+
+  auto shut_down = [&](const std::string& why) {
+    stopping = true;
+    log->info("shutting down: " + why + "; " + std::to_string(core.calls().in_flight()) +
+              " call(s) in flight");
+    server.stop_accepting();
+    core.input_closed();
+    grace_timer.expires_after(grace);
+    grace_timer.async_wait([&](const boost::system::error_code& ec) {
+      if (ec) return;
+      if (core.calls().in_flight() > 0)
+        log->info("grace over: stopping " + std::to_string(core.calls().in_flight()) + " call(s)");
+      core.calls().stop_all(std::min(grace, kShutdownGrace));
+      final_timer.expires_after(2 * kShutdownGrace);
+      final_timer.async_wait([&](const boost::system::error_code& e) {
+        if (e) return;
+        server.close_all();
+        host.io.stop();
+      });
+    });
+    maybe_exit();
+  };
+
+  asio::signal_set signals(host.io, SIGTERM, SIGINT, SIGHUP);
+  signals.add(SIGQUIT);
+  std::function<void(const boost::system::error_code&, int)> on_signal =
+      [&](const boost::system::error_code& ec, int sig) {
+        if (ec) return;
+        const std::string name = sig == SIGTERM  ? "SIGTERM"
+                                 : sig == SIGINT ? "SIGINT"
+                                 : sig == SIGHUP ? "SIGHUP"
+                                                 : "SIGQUIT";
+        if (!stopping) {
+          shut_down("received " + name);
+        } else {
+          log->info("received " + name + " again: killing every tool now");
+          host.runner.terminate_all(std::chrono::milliseconds(0));
+          core.calls().stop_all(std::chrono::milliseconds(0));
+          server.close_all();
+          host.io.stop();
+          return;
+        }
+        signals.async_wait(on_signal);
+      };
+  signals.async_wait(on_signal);
+
+  server.start();
+  auto work = asio::make_work_guard(host.io);
+  host.io.run();
+  return 0;
+}
+
+}  // namespace mcpsh::cli

@@ -1,0 +1,397 @@
+#include "http/session.h"
+
+#include <strings.h>
+
+#include <boost/asio/write.hpp>
+#include <boost/beast/http/error.hpp>
+#include <vector>
+
+#include "diagnostics/log.h"
+#include "mcp/protocol_core.h"
+
+namespace mcpsh::http {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+
+namespace {
+
+// Bytes a client may send ahead (pipelining) while its request is served; reading stops
+// there until the response is out.
+constexpr std::size_t kReadAhead = 64 << 10;
+constexpr std::size_t kReadChunk = 16 << 10;
+
+std::string_view view(beast::string_view s) { return {s.data(), s.size()}; }
+
+std::string trimmed(beast::string_view s) {
+  std::string_view v = view(s);
+  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+  while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+  return std::string(v);
+}
+
+std::string endpoint_text(const asio::ip::tcp::endpoint& e) {
+  const auto address = e.address();
+  const std::string host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
+  return host + ":" + std::to_string(e.port());
+}
+
+// The request metadata headers, raw (MCP 2026-07-28 "Request Metadata").
+mcp::MirroredHeaders mirrored_headers(const Request& request) {
+  mcp::MirroredHeaders m;
+  constexpr std::string_view kParam = "mcp-param-";
+  for (const auto& field : request) {
+    std::string_view name = view(field.name_string());
+    auto is = [&](std::string_view wanted) {
+      return name.size() == wanted.size() &&
+             ::strncasecmp(name.data(), wanted.data(), wanted.size()) == 0;
+    };
+    if (is("mcp-protocol-version"))
+      m.protocol_version = trimmed(field.value());
+    else if (is("mcp-method"))
+      m.method = trimmed(field.value());
+    else if (is("mcp-name"))
+      m.name = trimmed(field.value());
+    else if (name.size() > kParam.size() &&
+             ::strncasecmp(name.data(), kParam.data(), kParam.size()) == 0)
+      m.params.emplace_back(std::string(name.substr(kParam.size())), trimmed(field.value()));
+  }
+  return m;
+}
+
+}  // namespace
+
+Session::Session(asio::ip::tcp::socket socket, SessionContext& context, bool over_limit,
+                 std::function<void(Session*)> forget)
+    : socket_(std::move(socket)),
+      context_(context),
+      over_limit_(over_limit),
+      forget_(std::move(forget)),
+      deadline_(socket_.get_executor()),
+      write_deadline_(socket_.get_executor()) {
+  boost::system::error_code ec;
+  auto peer = socket_.remote_endpoint(ec);
+  remote_ = ec ? "unknown" : endpoint_text(peer);
+  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+}
+
+Session::~Session() = default;
+
+void Session::start() {
+  // A connection that sends nothing gets the header timeout, not the idle one: an open
+  // connection costs a slot of --max-connections.
+  arm(context_.options.header_timeout);
+  read_more();
+}
+
+void Session::read_more() {
+  if (reading_ || state_ == State::kClosed) return;
+  const bool parsing =
+      state_ == State::kWaiting || state_ == State::kHeader || state_ == State::kBody;
+  if (!parsing && state_ != State::kRefusing && input_.size() >= kReadAhead) return;
+  reading_ = true;
+  socket_.async_read_some(input_.prepare(kReadChunk),
+                          [self = shared_from_this()](const boost::system::error_code& ec,
+                                                      std::size_t n) { self->on_read(ec, n); });
+}
+
+void Session::on_read(const boost::system::error_code& ec, std::size_t n) {
+  reading_ = false;
+  if (state_ == State::kClosed) return;
+  if (ec) {
+    // EOF or a reset: nobody is left to answer.
+    if (state_ == State::kPending || state_ == State::kResponding)
+      client_gone("the client closed the connection");
+    else
+      close();
+    return;
+  }
+  input_.commit(n);
+  if (state_ == State::kRefusing) {
+    // Draining what the client still sends after a refusal, so that closing does not
+    // reset the connection before it has read the refusal.
+    input_.consume(input_.size());
+  } else if (state_ == State::kWaiting || state_ == State::kHeader || state_ == State::kBody) {
+    parse();
+  }
+  read_more();
+}
+
+void Session::parse() {
+  if (state_ == State::kWaiting) {
+    if (input_.size() == 0) return;
+    state_ = State::kHeader;
+    arm(context_.options.header_timeout);
+    parser_.emplace();
+    parser_->header_limit(
+        static_cast<std::uint32_t>(std::min<std::size_t>(context_.options.max_header, UINT32_MAX)));
+    parser_->body_limit(context_.options.max_body);
+  }
+  while (state_ == State::kHeader || state_ == State::kBody) {
+    boost::system::error_code ec;
+    const std::size_t used = parser_->put(input_.data(), ec);
+    input_.consume(used);
+    if (ec == bhttp::error::need_more) return;
+    if (ec) {
+      Refusal r;
+      if (ec == bhttp::error::header_limit) {
+        r = {431,
+             "Request Header Fields Too Large: the header exceeds " +
+                 std::to_string(context_.options.max_header) + " bytes",
+             {}};
+      } else if (ec == bhttp::error::body_limit) {
+        r = {413,
+             "Payload Too Large: the body exceeds " + std::to_string(context_.options.max_body) +
+                 " bytes",
+             {}};
+      } else {
+        r = {400, "Bad Request: " + ec.message(), {}};
+      }
+      refuse(std::move(r));
+      return;
+    }
+    if (state_ == State::kHeader && parser_->is_header_done()) {
+      state_ = State::kBody;
+      on_header();
+      if (state_ != State::kBody) return;
+      arm(context_.options.idle_timeout);
+    }
+    if (parser_->is_done()) {
+      on_request();
+      return;
+    }
+    if (used == 0) return;
+  }
+}
+
+void Session::on_header() {
+  const Request& header = parser_->get();
+  if (over_limit_) {
+    refuse({503, "Service Unavailable: too many connections", {{"Retry-After", "1"}}});
+    return;
+  }
+  if (auto refusal = check_request(header, context_.options, context_.loopback_bound)) {
+    refuse(std::move(*refusal));
+    return;
+  }
+  auto expect = header.find(bhttp::field::expect);
+  if (expect != header.end() && ::strncasecmp(expect->value().data(), "100-continue", 12) == 0 &&
+      !parser_->is_done()) {
+    queue("HTTP/1.1 100 Continue\r\n\r\n");
+    flush();
+  }
+}
+
+void Session::on_request() {
+  deadline_.cancel();
+  Request request = parser_->release();
+  parser_.reset();
+  state_ = State::kPending;
+  first_request_ = false;
+  keep_alive_ = request.keep_alive() && !context_.stopping;
+  accept_ = acceptable(request);
+  sse_ = false;
+  exchange_ = std::make_shared<ExchangeConnection>(
+      std::static_pointer_cast<ResponseSink>(shared_from_this()));
+  exchange_->remote = remote_;
+  exchange_->mirrored = mirrored_headers(request);
+  auto exchange = exchange_;  // handle() may answer (and so reset exchange_) before it returns
+  const mcp::Handled handled = context_.core.handle(exchange, std::move(request.body()));
+  if (state_ == State::kPending && exchange_ == exchange && handled != mcp::Handled::kPending)
+    respond_accepted();
+  // While the call runs the socket stays watched: an EOF is the client cancelling.
+  read_more();
+}
+
+void Session::respond_accepted() {
+  // A notification (or a message that gets no answer): accepted, nothing to say.
+  exchange_.reset();
+  state_ = State::kResponding;
+  queue(response_head(202, "", 0, keep_alive_));
+  flush();
+}
+
+int Session::deliver(ExchangeConnection& from, std::string line, const mcp::Outgoing& what) {
+  if (state_ != State::kPending || exchange_.get() != &from) return 0;
+  if (what.kind == mcp::Outgoing::Kind::kNotification) {
+    if (!accept_.sse) return 0;  // the client takes JSON only: it cannot hear notifications
+    if (output_bytes_ > context_.options.max_buffered) {
+      client_gone("the client is not reading its event stream");
+      return 0;
+    }
+    if (!sse_) {
+      sse_ = true;
+      queue(sse_head(keep_alive_));
+    }
+    queue(sse_event_chunk(line));
+    flush();
+    return 200;
+  }
+  const int status = status_for(what);
+  exchange_.reset();
+  state_ = State::kResponding;
+  if (!sse_ && !accept_.json && status == 200) {
+    sse_ = true;  // the client takes SSE only
+    queue(sse_head(keep_alive_));
+  }
+  if (sse_) {
+    queue(sse_event_chunk(line));
+    queue(std::string(last_chunk()));
+  } else {
+    queue(response_head(status, "application/json", line.size(), keep_alive_));
+    queue(std::move(line));
+  }
+  flush();
+  return sse_ ? 200 : status;
+}
+
+void Session::refuse(Refusal refusal) {
+  deadline_.cancel();
+  const std::string method = parser_ && parser_->is_header_done()
+                                 ? trimmed(parser_->get()[std::string_view("Mcp-Method")])
+                                 : std::string();
+  const std::string version =
+      parser_ && parser_->is_header_done()
+          ? trimmed(parser_->get()[std::string_view("MCP-Protocol-Version")])
+          : std::string();
+  parser_.reset();
+  state_ = State::kRefusing;
+  std::string body = refusal_body(refusal.code, refusal.message);
+  queue(response_head(refusal.status, "application/json", body.size(), false, refusal.headers));
+  queue(std::move(body));
+  flush();
+  context_.log.debug("refused a request from " + remote_ + ": " + std::to_string(refusal.status) +
+                     " " + refusal.message);
+  if (context_.audit) {
+    mcp::AuditRecord r;
+    r.method = method;
+    r.protocol_version = version;
+    r.outcome = "refused";
+    r.error_code = refusal.code;
+    r.error_message = refusal.message;
+    r.remote = remote_;
+    r.http_status = refusal.status;
+    context_.audit(r);
+  }
+}
+
+void Session::queue(std::string bytes) {
+  output_bytes_ += bytes.size();
+  output_.push_back(std::move(bytes));
+}
+
+void Session::flush() {
+  if (writing_ > 0 || output_.empty() || state_ == State::kClosed) return;
+  std::vector<asio::const_buffer> buffers;
+  for (const auto& item : output_) buffers.emplace_back(asio::buffer(item));
+  writing_ = output_.size();
+  // A client that takes nothing for this long is gone.
+  write_deadline_.expires_after(context_.options.idle_timeout);
+  write_deadline_.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
+    if (ec) return;
+    if (auto self = weak.lock()) self->client_gone("the client stopped reading");
+  });
+  asio::async_write(socket_, buffers,
+                    [self = shared_from_this()](const boost::system::error_code& ec,
+                                                std::size_t n) { self->on_written(ec, n); });
+}
+
+void Session::on_written(const boost::system::error_code& ec, std::size_t) {
+  write_deadline_.cancel();
+  for (; writing_ > 0; --writing_) {
+    output_bytes_ -= output_.front().size();
+    output_.pop_front();
+  }
+  if (state_ == State::kClosed) return;
+  if (ec) {
+    client_gone("writing to the client failed");
+    return;
+  }
+  if (!output_.empty()) {
+    flush();
+    return;
+  }
+  if (state_ == State::kRefusing) {
+    // The refusal is out: end our side and drain theirs until they close, within the
+    // header timeout.
+    boost::system::error_code ignored;
+    socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+    arm(context_.options.header_timeout);
+    read_more();
+    return;
+  }
+  if (state_ == State::kResponding) next_request();
+}
+
+void Session::next_request() {
+  if (!keep_alive_ || context_.stopping) {
+    close();
+    return;
+  }
+  state_ = State::kWaiting;
+  arm(context_.options.idle_timeout);
+  parse();
+  read_more();
+}
+
+void Session::stop_when_done() {
+  keep_alive_ = false;
+  if (state_ == State::kWaiting || state_ == State::kHeader || state_ == State::kBody) close();
+}
+
+void Session::close_now() { client_gone("the server is stopping"); }
+
+void Session::arm(std::chrono::milliseconds timeout) {
+  deadline_.expires_after(timeout);
+  deadline_.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
+    if (ec) return;
+    if (auto self = weak.lock()) self->on_deadline();
+  });
+}
+
+void Session::on_deadline() {
+  switch (state_) {
+    case State::kWaiting:
+      context_.log.debug("closing an idle connection from " + remote_);
+      break;
+    case State::kHeader:
+    case State::kBody:
+      context_.log.info("closing a connection from " + remote_ +
+                        ": its request did not arrive in time");
+      break;
+    case State::kRefusing:
+      break;
+    default:
+      return;  // a request in flight has no deadline
+  }
+  close();
+}
+
+void Session::client_gone(const char* why) {
+  if (state_ == State::kClosed) return;
+  if (state_ == State::kPending && exchange_) {
+    context_.log.info(std::string("request from ") + remote_ + " abandoned: " + why);
+    auto exchange = std::move(exchange_);
+    state_ = State::kClosed;  // nothing more is delivered
+    context_.core.disconnected(exchange);
+  }
+  close();
+}
+
+void Session::close() {
+  if (state_ == State::kClosed && !socket_.is_open()) return;
+  state_ = State::kClosed;
+  exchange_.reset();
+  deadline_.cancel();
+  write_deadline_.cancel();
+  boost::system::error_code ignored;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  if (forget_) {
+    auto forget = std::move(forget_);
+    forget(this);
+  }
+}
+
+}  // namespace mcpsh::http

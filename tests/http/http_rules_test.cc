@@ -1,0 +1,261 @@
+// The Streamable HTTP rules, one test per status code and header rule: what a request
+// gets back for its method, path, Origin, Host, Content-Type and Accept, and how a
+// notification, a request and an error map to HTTP.
+#include <gtest/gtest.h>
+
+#include "e2e_helpers.h"
+#include "http_client.h"
+
+namespace mcpsh::testing::http {
+namespace {
+
+std::string tools() { return fixture("exec_tools.sh"); }
+
+// A JSON-RPC error without id, the body of a transport refusal.
+void expect_refusal_body(const Response& r) {
+  EXPECT_EQ(r.header("content-type"), "application/json");
+  EXPECT_TRUE(is_error_response(r.body, -32000, std::nullopt)) << r.body;
+}
+
+TEST(HttpRules, ToolsListIsAnsweredWithJson) {
+  HttpHost host({tools()});
+  auto r = exchange(host.port(), post("/mcp", request("1", "tools/list")));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->header("content-type"), "application/json");
+  auto d = parse(r->body);
+  ASSERT_TRUE(d.IsObject() && d.HasMember("result")) << r->body;
+  EXPECT_TRUE(d["result"]["tools"].IsArray());
+  EXPECT_FALSE(r->has("mcp-session-id"));
+}
+
+TEST(HttpRules, NotificationIsAcceptedWith202AndNoBody) {
+  HttpHost host({tools()});
+  auto r = exchange(host.port(),
+                    post("/mcp", R"({"jsonrpc":"2.0","method":"notifications/initialized"})"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 202);
+  EXPECT_EQ(r->body, "");
+}
+
+TEST(HttpRules, GetAndDeleteAre405WithAllowPost) {
+  HttpHost host({tools()});
+  for (const char* method : {"GET", "DELETE", "PUT"}) {
+    auto r = exchange(host.port(), bare(method, "/mcp"));
+    ASSERT_TRUE(r) << method;
+    EXPECT_EQ(r->status, 405) << method;
+    EXPECT_EQ(r->header("allow"), "POST") << method;
+    expect_refusal_body(*r);
+  }
+}
+
+TEST(HttpRules, OtherPathsAre404) {
+  HttpHost host({tools()});
+  for (const char* path : {"/", "/mcp/", "/other"}) {
+    auto r = exchange(host.port(), post(path, request("1", "tools/list")));
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->status, 404) << path;
+    expect_refusal_body(*r);
+  }
+}
+
+TEST(HttpRules, HttpPathOptionAndEnvironmentMoveTheEndpoint) {
+  {
+    HttpHost host({"--http-path", "/tools/v1", tools()});
+    EXPECT_EQ(host.url_path(), "/tools/v1");
+    EXPECT_EQ(exchange(host.port(), post("/tools/v1", request("1", "tools/list")))->status, 200);
+    EXPECT_EQ(exchange(host.port(), post("/mcp", request("1", "tools/list")))->status, 404);
+  }
+  HttpHost host({tools()}, {.env = {{"MCP_HTTP_PATH", "/old-core"}}});
+  EXPECT_EQ(exchange(host.port(), post("/old-core", request("1", "tools/list")))->status, 200);
+}
+
+TEST(HttpRules, ForeignOriginIs403WithAnErrorWithoutId) {
+  HttpHost host({tools()});
+  auto r = exchange(host.port(), post("/mcp", request("1", "tools/list"),
+                                      {{"Origin", "http://evil.example.com"}}));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 403);
+  expect_refusal_body(*r);
+  // The default origins, on any port.
+  for (const char* origin : {"http://localhost:6274", "http://127.0.0.1", "http://LOCALHOST:1"}) {
+    auto ok = exchange(host.port(), post("/mcp", request("1", "tools/list"), {{"Origin", origin}}));
+    ASSERT_TRUE(ok);
+    EXPECT_EQ(ok->status, 200) << origin;
+  }
+  // Same host, another scheme: another origin.
+  EXPECT_EQ(exchange(host.port(),
+                     post("/mcp", request("1", "tools/list"), {{"Origin", "https://localhost"}}))
+                ->status,
+            403);
+}
+
+TEST(HttpRules, AllowOriginReplacesTheDefaults) {
+  HttpHost host({"--allow-origin", "https://app.example.com,http://tool.test", tools()});
+  auto origin_status = [&](const std::string& origin) {
+    return exchange(host.port(), post("/mcp", request("1", "tools/list"), {{"Origin", origin}}))
+        ->status;
+  };
+  EXPECT_EQ(origin_status("https://app.example.com"), 200);
+  EXPECT_EQ(origin_status("http://tool.test:8080"), 200);
+  EXPECT_EQ(origin_status("http://localhost"), 403);
+}
+
+TEST(HttpRules, AllowedOriginsComeFromTheOldCoreVariable) {
+  HttpHost host({tools()}, {.env = {{"MCP_ALLOWED_ORIGINS", "http://intranet.test"}}});
+  EXPECT_EQ(exchange(host.port(),
+                     post("/mcp", request("1", "tools/list"), {{"Origin", "http://intranet.test"}}))
+                ->status,
+            200);
+  EXPECT_EQ(exchange(host.port(),
+                     post("/mcp", request("1", "tools/list"), {{"Origin", "http://localhost"}}))
+                ->status,
+            403);
+}
+
+// DNS rebinding: a browser sends the attacker's name as Host; as the conformance suite's
+// dns-rebinding-protection scenario does, with a matching Origin.
+TEST(HttpRules, ForeignHostIs403WhenBoundToLoopback) {
+  HttpHost host({tools()});
+  auto r = exchange(host.port(),
+                    post("/mcp", request("1", "tools/list"),
+                         {{"Host", "evil.example.com"}, {"Origin", "http://evil.example.com"}}));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 403);
+  expect_refusal_body(*r);
+  // Without an Origin too.
+  EXPECT_EQ(exchange(host.port(),
+                     post("/mcp", request("1", "tools/list"), {{"Host", "evil.example.com:80"}}))
+                ->status,
+            403);
+  const std::string port = std::to_string(host.port());
+  for (const std::string& name :
+       std::vector<std::string>{"127.0.0.1:" + port, "localhost:" + port, "localhost"}) {
+    auto ok = exchange(host.port(), post("/mcp", request("1", "tools/list"),
+                                         {{"Host", name}, {"Origin", "http://" + name}}));
+    ASSERT_TRUE(ok);
+    EXPECT_EQ(ok->status, 200) << name;
+  }
+  // [::1] is a loopback Host; as an Origin it is not among the defaults (those of the old
+  // core), so it goes without one here.
+  EXPECT_EQ(
+      exchange(host.port(), post("/mcp", request("1", "tools/list"), {{"Host", "[::1]:" + port}}))
+          ->status,
+      200);
+}
+
+TEST(HttpRules, ContentTypeOtherThanJsonIs415) {
+  HttpHost host({tools()});
+  for (const char* type : {"text/plain", "application/x-www-form-urlencoded", ""}) {
+    auto r =
+        exchange(host.port(), post("/mcp", request("1", "tools/list"), {{"Content-Type", type}}));
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 415) << type;
+    expect_refusal_body(*r);
+  }
+  EXPECT_EQ(exchange(host.port(), post("/mcp", request("1", "tools/list"),
+                                       {{"Content-Type", "application/json; charset=utf-8"}}))
+                ->status,
+            200);
+}
+
+TEST(HttpRules, AcceptOfNeitherJsonNorSseIs406) {
+  HttpHost host({tools()});
+  auto r =
+      exchange(host.port(), post("/mcp", request("1", "tools/list"), {{"Accept", "text/html"}}));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 406);
+  expect_refusal_body(*r);
+  // Lenient where the spec is: no Accept, */*, or JSON alone are served.
+  for (const char* accept : {"", "*/*", "application/json"}) {
+    auto ok = exchange(host.port(), post("/mcp", request("1", "tools/list"), {{"Accept", accept}}));
+    EXPECT_EQ(ok->status, 200) << accept;
+  }
+}
+
+TEST(HttpRules, UnknownMethodIs404WithMethodNotFound) {
+  HttpHost host({tools()});
+  auto r = exchange(host.port(), post("/mcp", request("7", "no/such")));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 404);
+  EXPECT_EQ(r->header("content-type"), "application/json");
+  EXPECT_TRUE(is_error_response(r->body, -32601, "7")) << r->body;
+}
+
+TEST(HttpRules, UnparsableBodyIs400WithParseError) {
+  HttpHost host({tools()});
+  auto r = exchange(host.port(), post("/mcp", "{not json"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_TRUE(is_error_response(r->body, -32700, std::nullopt)) << r->body;
+}
+
+// A tool that fails is a result (200); an unknown tool is Invalid params, which is 400 as
+// the spec requires for a request without its _meta (the same code).
+TEST(HttpRules, ToolErrorsAre200AndInvalidParams400) {
+  HttpHost host({tools()});
+  auto failed = exchange(host.port(), post("/mcp", call_request("1", "fail")));
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->status, 200);
+  EXPECT_TRUE(is_call_result(failed->body, true, "1")) << failed->body;
+  auto unknown = exchange(host.port(), post("/mcp", call_request("2", "no_such_tool")));
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 400);
+  EXPECT_TRUE(is_error_response(unknown->body, -32602, "2")) << unknown->body;
+  auto no_meta =
+      exchange(host.port(), post("/mcp", R"({"jsonrpc":"2.0","id":3,"method":"tools/list"})",
+                                 {{"MCP-Protocol-Version", "2026-07-28"}}));
+  ASSERT_TRUE(no_meta);
+  EXPECT_EQ(no_meta->status, 400) << no_meta->body;
+}
+
+TEST(HttpRules, KeepAliveServesSeveralRequestsOnOneConnection) {
+  HttpHost host({tools()});
+  Client c(host.port());
+  for (int i = 1; i <= 3; ++i) {
+    ASSERT_TRUE(c.send(post(
+        "/mcp", call_request(std::to_string(i), "echo", R"({"n":)" + std::to_string(i) + "}"))));
+    auto r = c.read_response();
+    ASSERT_TRUE(r) << i;
+    EXPECT_EQ(r->status, 200);
+    EXPECT_TRUE(is_call_result(r->body, false, std::to_string(i))) << r->body;
+  }
+  // Pipelined: both sent before either answer is read; answered in order.
+  ASSERT_TRUE(c.send(post("/mcp", request("10", "tools/list")) +
+                     post("/mcp", request("11", "tools/list"))));
+  auto first = c.read_response(), second = c.read_response();
+  ASSERT_TRUE(first && second);
+  EXPECT_NE(first->body.find("\"id\":10,"), std::string::npos);
+  EXPECT_NE(second->body.find("\"id\":11,"), std::string::npos);
+}
+
+TEST(HttpRules, SessionIdAndLastEventIdAreIgnoredAndNeverMinted) {
+  HttpHost host({tools()});
+  auto r = exchange(host.port(), post("/mcp", request("1", "tools/list"),
+                                      {{"Mcp-Session-Id", "abc"}, {"Last-Event-ID", "5"}}));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_FALSE(r->has("mcp-session-id"));
+}
+
+// A legacy client (TypeScript SDK v1 and most hosted clients) starts with initialize over
+// POST; it is answered without a session id: the server is stateless.
+TEST(HttpRules, LegacyInitializeIsAnsweredWithoutSessionId) {
+  HttpHost host({tools()});
+  auto r = exchange(
+      host.port(),
+      post(
+          "/mcp",
+          R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",)"
+          R"("capabilities":{},"clientInfo":{"name":"legacy","version":"1"}}})",
+          {{"MCP-Protocol-Version", ""}}));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  auto d = parse(r->body);
+  ASSERT_TRUE(d.IsObject() && d.HasMember("result")) << r->body;
+  EXPECT_STREQ(d["result"]["protocolVersion"].GetString(), "2025-06-18");
+  EXPECT_FALSE(r->has("mcp-session-id"));
+}
+
+}  // namespace
+}  // namespace mcpsh::testing::http
