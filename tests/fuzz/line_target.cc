@@ -4,7 +4,8 @@
 // connection to one protocol core built at the first input.
 //
 // Invariants checked on every input:
-//  - every line written is one valid JSON object in valid UTF-8 (wire_check.h);
+//  - every line written, and every audit log line, is one valid JSON object in valid UTF-8
+//    (wire_check.h);
 //  - once input ended and every call was stopped, no call is left in flight and the
 //    runner has no run left (nothing lost, nothing leaked), and nothing still holds the
 //    session's connection (nothing carried over into the next input).
@@ -116,14 +117,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto& protocol = host.protocol;
   bool reported = false;
   static const bool echo = std::getenv("MCPSH_FUZZ_ECHO") != nullptr;
-  protocol.open([&](std::string line) {
-    if (echo) std::fprintf(stderr, "< %s\n", printable(line).c_str());
+  auto check = [&](bool audit, const std::string& line) {
+    if (echo) std::fprintf(stderr, "%s %s\n", audit ? "audit" : "<", printable(line).c_str());
     if (reported) return;
     if (auto fault = fuzz::wire_line_fault(line)) {
       reported = true;
-      report_wire_fault(*fault, line, data, size);
+      report_wire_fault((audit ? "audit line: " : "") + *fault, line, data, size);
     }
-  });
+  };
+  protocol.open([&](std::string line) { check(false, line); },
+                [&](std::string line) { check(true, line); });
   transport::LineFramer framer(kMaxLine);
   auto sink = [&](transport::LineFramer::Event e) {
     if (e.oversized_size > 0)

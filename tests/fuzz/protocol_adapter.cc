@@ -4,6 +4,7 @@
 
 #include "diagnostics/log.h"
 #include "mcp/asio_wakeups.h"
+#include "mcp/audit_log.h"
 #include "mcp/protocol_core.h"
 
 namespace mcpsh::fuzz {
@@ -37,10 +38,16 @@ struct ProtocolUnderTest::Impl {
   mcp::AsioWakeups wakeups;
   mcp::ProtocolCore core;
   mcp::ConnectionPtr session;
+  Send audit_line;
 
   Impl(boost::asio::io_context& io, const discovery::Catalog& catalog,
        execution::CallRunner& runner, const execution::Limits& limits)
-      : wakeups(io), core(catalog, runner, options_for(limits), wakeups, log) {
+      : wakeups(io),
+        core(catalog, runner, options_for(limits), wakeups, log, [this](const mcp::AuditRecord& r) {
+          std::string line = mcp::AuditLog::to_json_line(r);
+          line.pop_back();  // its '\n'
+          if (audit_line) audit_line(std::move(line));
+        }) {
     // As serve does; the warm request reaches the runner once, in the first session
     // that lists or calls (the fake runner keeps no processes).
     core.enable_warm();
@@ -52,13 +59,15 @@ ProtocolUnderTest::ProtocolUnderTest(boost::asio::io_context& io, const discover
     : impl_(std::make_unique<Impl>(io, catalog, runner, limits)) {}
 ProtocolUnderTest::~ProtocolUnderTest() = default;
 
-void ProtocolUnderTest::open(Send send) {
+void ProtocolUnderTest::open(Send send, Send audit) {
   impl_->session = std::make_shared<SessionConnection>(std::move(send));
+  impl_->audit_line = std::move(audit);
 }
 
 bool ProtocolUnderTest::close() {
   const bool alone = impl_->session.use_count() == 1;
   impl_->session.reset();
+  impl_->audit_line = nullptr;
   return alone;
 }
 

@@ -10,8 +10,9 @@
 // level) lives on the connection; its calls must all have ended by close().
 //
 // Contract:
-//  - Between open(send) and close(), every line the protocol writes reaches `send` (whole
-//    lines, without '\n').
+//  - Between open(send, audit) and close(), every line the protocol writes reaches `send`
+//    (whole lines, without '\n'), and the audit log's line for every request it answered
+//    or dropped reaches `audit` (without '\n').
 //  - line()/oversized() hand over one framed input; input_closed() is stdin's EOF;
 //    stop_all() ends every call still running, as the host does on shutdown: once the
 //    io_context has drained after it, in_flight() must be 0.
@@ -41,7 +42,7 @@ class ProtocolUnderTest {
                     execution::CallRunner& runner, const execution::Limits& limits);
   ~ProtocolUnderTest();
 
-  void open(Send send);
+  void open(Send send, Send audit);
   bool close();
 
   void line(std::string_view line);
