@@ -10,6 +10,8 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "transport/write_all.h"
+
 namespace mcpsh::diagnostics {
 
 std::optional<Level> parse_level(std::string_view name) {
@@ -61,13 +63,7 @@ void Log::write(Level level, std::string_view text) {
   for (char c : text) line += (c == '\n') ? ' ' : c;
   line += '\n';
   std::lock_guard lock(sink_->mutex);
-  std::size_t done = 0;
-  while (done < line.size()) {
-    ssize_t n = ::write(sink_->fd, line.data() + done, line.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // nowhere left to complain to
-    done += static_cast<std::size_t>(n);
-  }
+  transport::write_all(sink_->fd, line);  // a failure has nowhere left to be reported
 }
 
 }  // namespace mcpsh::diagnostics

@@ -2,12 +2,12 @@
 
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <cmath>
 #include <set>
 #include <sstream>
+
+#include "jsonrpc/response.h"
 
 namespace mcpsh::discovery {
 
@@ -165,10 +165,7 @@ CommentMetadata metadata_from_comments(const std::string& tool_name,
   if (output) tool.AddMember("outputSchema", rapidjson::Value(*output, a), a);
   if (annotations) tool.AddMember("annotations", rapidjson::Value(*annotations, a), a);
 
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  tool.Accept(writer);
-  out.definition_json.assign(buffer.GetString(), buffer.GetSize());
+  out.definition_json = jsonrpc::to_json(tool);
   return out;
 }
 

@@ -2,22 +2,15 @@
 
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <fstream>
 #include <sstream>
 
+#include "jsonrpc/response.h"
+
 namespace mcpsh::discovery {
 
 namespace {
-
-std::string compact(const rapidjson::Value& v) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  v.Accept(writer);
-  return std::string(buffer.GetString(), buffer.GetSize());
-}
 
 std::optional<rapidjson::Document> parse_file(const std::string& path, std::string& error) {
   auto text = read_text_file(path);
@@ -89,7 +82,7 @@ ToolsFile read_tools_file(const std::string& path) {
     }
     AdvertisedTool entry{name, {}, std::nullopt};
     if (tool.HasMember("inputSchema")) {
-      entry.definition_json = compact(tool);
+      entry.definition_json = jsonrpc::to_json(tool);
     } else {
       // The schema requires inputSchema; the old core passed such entries through as they
       // were, which strict clients reject. Supply the default instead.
@@ -98,7 +91,7 @@ ToolsFile read_tools_file(const std::string& path) {
       rapidjson::Value schema(rapidjson::kObjectType);
       schema.AddMember("type", "object", copy.GetAllocator());
       copy.AddMember("inputSchema", schema, copy.GetAllocator());
-      entry.definition_json = compact(copy);
+      entry.definition_json = jsonrpc::to_json(copy);
     }
     out.tools.push_back(std::move(entry));
   }
@@ -117,7 +110,7 @@ std::optional<ServerProfile> read_config_file(const std::string& path, std::stri
   };
   auto obj_member = [&](const char* key) -> std::optional<std::string> {
     auto m = doc->FindMember(key);
-    if (m != doc->MemberEnd() && m->value.IsObject()) return compact(m->value);
+    if (m != doc->MemberEnd() && m->value.IsObject()) return jsonrpc::to_json(m->value);
     return std::nullopt;
   };
   p.server_info = obj_member("serverInfo");

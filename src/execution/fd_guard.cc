@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -32,22 +31,6 @@ Pipe make_pipe() {
 FdGuard open_dev_null() {
   FdGuard fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (fd.fd < 0) throw failure("open(/dev/null)");
-  return fd;
-}
-
-FdGuard make_payload_file(const std::string& bytes) {
-  FdGuard fd(::memfd_create("mcp-shell-host-args", MFD_CLOEXEC | MFD_ALLOW_SEALING));
-  if (fd.fd < 0) throw failure("memfd_create");
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd.fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw failure("write(memfd)");
-    done += static_cast<std::size_t>(n);
-  }
-  if (::lseek(fd.fd, 0, SEEK_SET) != 0) throw failure("lseek(memfd)");
-  // Sealed: the child can read the arguments but not change what a sibling would see.
-  ::fcntl(fd.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
   return fd;
 }
 

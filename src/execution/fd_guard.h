@@ -2,7 +2,6 @@
 // Owned file descriptors and the pipes and files a child is given. Every descriptor made
 // here is close-on-exec from birth: nothing of ours leaks into a child unless it is
 // dup2'ed onto one of the child's standard numbers between fork and exec.
-#include <string>
 #include <utility>
 
 namespace mcpsh::execution {
@@ -32,9 +31,8 @@ struct Pipe {
 };
 
 // All of these throw std::runtime_error naming the failed call.
-Pipe make_pipe();                                     // pipe2(O_CLOEXEC)
-FdGuard open_dev_null();                              // O_RDONLY | O_CLOEXEC
-FdGuard make_payload_file(const std::string& bytes);  // sealed memfd, offset 0
+Pipe make_pipe();         // pipe2(O_CLOEXEC)
+FdGuard open_dev_null();  // O_RDONLY | O_CLOEXEC
 // A close-on-exec duplicate of fd numbered >= floor (so that dup2 onto 0..4 in the child
 // can never overwrite another of the child's descriptors).
 FdGuard lift(int fd, int floor);

@@ -1,18 +1,20 @@
 #include "mcp/audit_log.h"
 
 #include <fcntl.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
+#include <rapidjson/document.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <ctime>
 #include <stdexcept>
 #include <utility>
 
 #include "diagnostics/log.h"
+#include "jsonrpc/response.h"
+#include "transport/write_all.h"
 
 namespace mcpsh::mcp {
 
@@ -26,82 +28,64 @@ AuditLog::~AuditLog() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+// Built as a document and written by the host's one JSON writer, which repairs invalid
+// UTF-8: names, client names and error messages come from clients and scripts.
 std::string AuditLog::to_json_line(const AuditRecord& r) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  rapidjson::Document d(rapidjson::kObjectType);
+  auto& a = d.GetAllocator();
+  auto add = [&](const char* key, rapidjson::Value value) {
+    d.AddMember(rapidjson::StringRef(key), value, a);
+  };
+  auto ref = [](const std::string& s) {
+    return rapidjson::Value(rapidjson::StringRef(s.data(), s.size()));
+  };
   auto str = [&](const char* key, const std::string& value) {
-    if (value.empty()) return;
-    w.Key(key);
-    w.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
+    if (!value.empty()) add(key, ref(value));
   };
   const std::string stamp = diagnostics::utc_timestamp();
-  w.StartObject();
   str("time", stamp);
   if (!r.id_json.empty()) {
-    w.Key("id");
-    w.RawValue(r.id_json.c_str(), r.id_json.size(), rapidjson::kStringType);
+    // The id as the request carried it (a string or a number), already JSON text.
+    rapidjson::Document id(&a);
+    id.Parse(r.id_json.data(), r.id_json.size());
+    if (!id.HasParseError()) add("id", rapidjson::Value(id, a));
   }
   str("method", r.method);
   str("tool", r.tool);
   str("protocolVersion", r.protocol_version);
   str("client", r.client_name);
   str("remote", r.remote);
-  if (r.http_status) {
-    w.Key("httpStatus");
-    w.Int(r.http_status);
-  }
+  if (r.http_status) add("httpStatus", rapidjson::Value(r.http_status));
   if (r.error_code) {
-    w.Key("rpcError");
-    w.StartObject();
-    w.Key("code");
-    w.Int(*r.error_code);
-    str("message", r.error_message);
-    w.EndObject();
+    rapidjson::Value error(rapidjson::kObjectType);
+    error.AddMember("code", *r.error_code, a);
+    if (!r.error_message.empty()) error.AddMember("message", ref(r.error_message), a);
+    add("rpcError", std::move(error));
   }
-  if (r.is_error) {
-    w.Key("isError");
-    w.Bool(*r.is_error);
-  }
+  if (r.is_error) add("isError", rapidjson::Value(*r.is_error));
   str("outcome", r.outcome);
-  if (r.exit_status) {
-    w.Key("exitStatus");
-    w.Int(*r.exit_status);
-  }
-  if (r.signal) {
-    w.Key("signal");
-    w.Int(*r.signal);
-  }
-  for (auto [key, set] : {std::pair<const char*, bool>{"timedOut", r.timed_out},
-                          {"cancelled", r.cancelled},
-                          {"truncated", r.truncated}}) {
-    if (!set) continue;
-    w.Key(key);
-    w.Bool(true);
-  }
+  if (r.exit_status) add("exitStatus", rapidjson::Value(*r.exit_status));
+  if (r.signal) add("signal", rapidjson::Value(*r.signal));
+  if (r.timed_out) add("timedOut", rapidjson::Value(true));
+  if (r.cancelled) add("cancelled", rapidjson::Value(true));
+  if (r.truncated) add("truncated", rapidjson::Value(true));
   if (!r.argument_names.empty()) {
-    w.Key("argumentNames");
-    w.StartArray();
-    for (const auto& n : r.argument_names)
-      w.String(n.c_str(), static_cast<rapidjson::SizeType>(n.size()));
-    w.EndArray();
+    rapidjson::Value names(rapidjson::kArrayType);
+    for (const auto& n : r.argument_names) names.PushBack(ref(n), a);
+    add("argumentNames", std::move(names));
   }
-  if (r.stdout_bytes) {
-    w.Key("toolStdoutBytes");
-    w.Uint64(r.stdout_bytes);
-  }
-  w.Key("bytesOut");
-  w.Uint64(r.bytes_out);
-  w.Key("durationMs");
-  w.Int64(r.duration.count());
-  w.EndObject();
-  return std::string(buffer.GetString(), buffer.GetSize()) + "\n";
+  if (r.stdout_bytes) add("toolStdoutBytes", rapidjson::Value(r.stdout_bytes));
+  add("bytesOut", rapidjson::Value(r.bytes_out));
+  add("durationMs", rapidjson::Value(static_cast<std::int64_t>(r.duration.count())));
+  std::string line = jsonrpc::to_json(d);
+  line += '\n';
+  return line;
 }
 
 void AuditLog::write(const AuditRecord& record) {
   std::string line = to_json_line(record);
-  // One write(2) per line on an O_APPEND file: lines never interleave.
-  while (::write(fd_, line.data(), line.size()) < 0 && errno == EINTR) {
-  }
+  // Whole lines on an O_APPEND file: a line is one write(2) unless the disk fills up.
+  transport::write_all(fd_, line);
 }
 
 }  // namespace mcpsh::mcp

@@ -1,18 +1,15 @@
 #include "mcp/server_profile.h"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
+#include "jsonrpc/json_write.h"
 #include "mcp/protocol_versions.h"
 
 namespace mcpsh::mcp {
 
 namespace {
 std::string quote(const std::string& text) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  writer.String(text.c_str(), static_cast<rapidjson::SizeType>(text.size()));
-  return std::string(buffer.GetString(), buffer.GetSize());
+  std::string out;
+  jsonrpc::append_json_string(out, text);
+  return out;
 }
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "jsonrpc/json_write.h"
 #include "schema/json_util.h"
 
 namespace mcpsh::schema::detail {
@@ -25,7 +26,9 @@ struct CompileError {
 
 // As a JSON string literal, uncut (schemas are the author's own text).
 inline std::string quoted(std::string_view s) {
-  return to_json(rapidjson::Value(rapidjson::StringRef(s.data(), s.size())));
+  std::string out;
+  jsonrpc::append_json_string(out, s);
+  return out;
 }
 
 inline std::string kind_of(const rapidjson::Value& v) {

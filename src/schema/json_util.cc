@@ -1,8 +1,5 @@
 #include "schema/json_util.h"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -197,13 +194,6 @@ size_t utf8_length(std::string_view s) {
   size_t n = 0;
   for (size_t i = 0; i < s.size(); i += next_code_point(s, i).bytes) ++n;
   return n;
-}
-
-std::string to_json(const rapidjson::Value& v) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  v.Accept(writer);
-  return {buffer.GetString(), buffer.GetSize()};
 }
 
 }  // namespace mcpsh::schema::detail

@@ -44,9 +44,6 @@ CodePoint next_code_point(std::string_view s, size_t at);
 std::u32string decode_utf8(std::string_view s);
 size_t utf8_length(std::string_view s);
 
-// Compact JSON text of `v`.
-std::string to_json(const rapidjson::Value& v);
-
 inline std::string_view as_view(const rapidjson::Value& s) {
   return {s.GetString(), s.GetStringLength()};
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "jsonrpc/response.h"
 #include "schema/compile_error.h"
 #include "schema/dialect.h"
 #include "schema/json_util.h"
@@ -104,7 +105,7 @@ void compile_keywords(Node& n, const NodeLookup& node_of, std::vector<RefRequest
       auto add = [&](const Value& t) {
         uint8_t bit = t.IsString() ? type_bit(as_view(t)) : 0;
         if (bit == 0) {
-          fail(where, "unknown type " + (t.IsString() ? quoted(as_view(t)) : to_json(t)) +
+          fail(where, "unknown type " + (t.IsString() ? quoted(as_view(t)) : jsonrpc::to_json(t)) +
                           " in \"type\" (expected array, boolean, integer, null, number, "
                           "object or string)");
         }

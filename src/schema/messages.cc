@@ -1,5 +1,7 @@
 #include "schema/messages.h"
 
+#include "jsonrpc/json_write.h"
+#include "jsonrpc/response.h"
 #include "schema/json_util.h"
 #include "schema/node.h"
 
@@ -93,8 +95,8 @@ std::string_view display_path(std::string_view path) { return path.empty() ? "(r
 
 std::string quote(std::string_view s) {
   std::string_view shown = cut(s, kQuoteChars);
-  rapidjson::Value v(rapidjson::StringRef(shown.data(), shown.size()));
-  std::string out = to_json(v);
+  std::string out;
+  jsonrpc::append_json_string(out, shown);
   if (shown.size() < s.size()) out.insert(out.size() - 1, "...");
   return out;
 }
@@ -104,7 +106,7 @@ std::string preview(const rapidjson::Value& v) {
   if ((v.IsArray() || v.IsObject()) && !small(v)) {
     return v.IsArray() ? "[...]" : "{...}";
   }
-  std::string text = to_json(v);
+  std::string text = jsonrpc::to_json(v);
   if (text.size() > kPreviewChars) text = std::string(cut(text, kPreviewChars)) + "...";
   return text;
 }
@@ -143,7 +145,7 @@ std::string value_list(const rapidjson::Value& values) {
 
 std::string schema_hint(const Node& node) {
   if (small(*node.json)) {
-    std::string text = to_json(*node.json);
+    std::string text = jsonrpc::to_json(*node.json);
     if (text.size() <= kHintChars) return text;
   }
   return "the schema at " + node.location;

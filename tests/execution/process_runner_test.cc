@@ -16,6 +16,7 @@ namespace {
 
 using testing::bash;
 using testing::drive_until;
+using testing::make_payload_file;
 using testing::record_into;
 using testing::Report;
 using testing::run_to_end;

@@ -1,15 +1,35 @@
 #include "runner_harness.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <fstream>
+#include <stdexcept>
 
 #include "execution/escapees.h"
+#include "transport/write_all.h"
 
 namespace mcpsh::execution::testing {
+
+FdGuard make_payload_file(const std::string& bytes) {
+  auto failure = [](const char* what) {
+    return std::runtime_error(std::string(what) + ": " + std::strerror(errno));
+  };
+  FdGuard fd(::memfd_create("mcpsh-test-payload", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  if (fd.fd < 0) throw failure("memfd_create");
+  if (!transport::write_all(fd.fd, bytes)) throw failure("write(memfd)");
+  if (::lseek(fd.fd, 0, SEEK_SET) != 0) throw failure("lseek(memfd)");
+  // Sealed, as a payload a sibling could otherwise change would be.
+  if (::fcntl(fd.fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+    throw failure("fcntl(F_ADD_SEALS)");
+  return fd;
+}
 
 LaunchSpec bash(const std::string& script, Limits limits) {
   LaunchSpec spec;

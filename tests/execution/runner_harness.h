@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "execution/fd_guard.h"
 #include "execution/process_runner.h"
 
 namespace mcpsh::execution::testing {
@@ -15,6 +16,10 @@ namespace mcpsh::execution::testing {
 inline constexpr const char* kBash = "/bin/bash";
 
 LaunchSpec bash(const std::string& script, Limits limits = {});
+
+// A sealed memfd holding `bytes`, at offset 0: a payload for a child's fd 5. Throws
+// std::runtime_error naming the failed call.
+FdGuard make_payload_file(const std::string& bytes);
 
 // Runs the loop until done() holds. A hang guard, not a timing assertion: false only
 // when a minute passed without it.

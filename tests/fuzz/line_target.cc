@@ -1,11 +1,14 @@
 // Fuzz target: bytes on stdin -> lines on stdout, through the real framing (LineFramer),
 // JSON-RPC envelope, _meta gate, argument validation and result shaping, with tool calls
-// run by FakeCallRunner (no processes). One input is one client session.
+// run by FakeCallRunner (no processes). One input is one client session on a fresh
+// connection to one protocol core built at the first input.
 //
 // Invariants checked on every input:
-//  - every line written is one valid JSON object in valid UTF-8 (wire_check.h);
+//  - every line written, and every audit log line, is one valid JSON object in valid UTF-8
+//    (wire_check.h);
 //  - once input ended and every call was stopped, no call is left in flight and the
-//    runner has no run left (nothing lost, nothing leaked).
+//    runner has no run left (nothing lost, nothing leaked), and nothing still holds the
+//    session's connection (nothing carried over into the next input).
 // A violation of the first crashes (kWireDefault); MCPSH_FUZZ_WIRE=report counts and prints
 // violations instead (and saves the input to $MCPSH_FUZZ_FINDINGS when set, the first 20 of
 // each kind). MCPSH_FUZZ_ECHO=1 prints every line written (for reading a reproducer).
@@ -88,48 +91,65 @@ void report_wire_fault(const std::string& fault, std::string_view line, const st
   }
 }
 
+// Built once for the whole run: compiling the catalog's schemas and rendering its tools
+// list cost more than most inputs. Each input is a session on a fresh connection; close()
+// and the checks after stop_all() make sure nothing of one input reaches the next.
+struct Host {
+  boost::asio::io_context io;
+  fuzz::FakeCallRunner runner{io};
+  fuzz::ProtocolUnderTest protocol{io, fuzz::fuzz_catalog(), runner, limits()};
+
+  static execution::Limits limits() {
+    execution::Limits l;
+    l.max_stdout = 256;  // over-limit output within reach of small inputs
+    return l;
+  }
+  void drain() {
+    io.restart();
+    io.poll();
+  }
+};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  boost::asio::io_context io;
-  fuzz::FakeCallRunner runner(io);
-  execution::Limits limits;
-  limits.max_stdout = 256;  // over-limit output within reach of small inputs
+  static Host host;
+  auto& protocol = host.protocol;
   bool reported = false;
   static const bool echo = std::getenv("MCPSH_FUZZ_ECHO") != nullptr;
-  auto check = [&](std::string line) {
-    if (echo) std::fprintf(stderr, "< %s\n", printable(line).c_str());
+  auto check = [&](bool audit, const std::string& line) {
+    if (echo) std::fprintf(stderr, "%s %s\n", audit ? "audit" : "<", printable(line).c_str());
     if (reported) return;
     if (auto fault = fuzz::wire_line_fault(line)) {
       reported = true;
-      report_wire_fault(*fault, line, data, size);
+      report_wire_fault((audit ? "audit line: " : "") + *fault, line, data, size);
     }
   };
-  {
-    fuzz::ProtocolUnderTest protocol(io, fuzz::fuzz_catalog(), runner, limits, check);
-    auto drain = [&] {
-      io.restart();
-      io.poll();
-    };
-    transport::LineFramer framer(kMaxLine);
-    auto sink = [&](transport::LineFramer::Event e) {
-      if (e.oversized_size > 0)
-        protocol.oversized(e.oversized_size);
-      else
-        protocol.line(e.line);
-      drain();
-    };
-    framer.feed(std::string_view(reinterpret_cast<const char*>(data), size), sink);
-    framer.finish(sink);
-    protocol.input_closed();
-    drain();
-    protocol.stop_all();
-    drain();
-    if (protocol.in_flight() != 0 || runner.unfinished() != 0) {
-      std::fprintf(stderr, "calls left after stop_all: %zu in flight, %zu runs unfinished\n",
-                   protocol.in_flight(), runner.unfinished());
-      std::abort();
-    }
+  protocol.open([&](std::string line) { check(false, line); },
+                [&](std::string line) { check(true, line); });
+  transport::LineFramer framer(kMaxLine);
+  auto sink = [&](transport::LineFramer::Event e) {
+    if (e.oversized_size > 0)
+      protocol.oversized(e.oversized_size);
+    else
+      protocol.line(e.line);
+    host.drain();
+  };
+  framer.feed(std::string_view(reinterpret_cast<const char*>(data), size), sink);
+  framer.finish(sink);
+  protocol.input_closed();
+  host.drain();
+  protocol.stop_all();
+  host.drain();
+  if (protocol.in_flight() != 0 || protocol.queued() != 0 || host.runner.unfinished() != 0) {
+    std::fprintf(stderr,
+                 "calls left after stop_all: %zu in flight, %zu queued, %zu runs unfinished\n",
+                 protocol.in_flight(), protocol.queued(), host.runner.unfinished());
+    std::abort();
+  }
+  if (!protocol.close()) {
+    std::fprintf(stderr, "the session's connection outlived it (held by a call or callback)\n");
+    std::abort();
   }
   return 0;
 }
