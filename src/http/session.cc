@@ -175,6 +175,10 @@ void Session::on_header() {
     refuse(std::move(*refusal));
     return;
   }
+  // The core pads the body with NULs before it parses it in place (jsonrpc/json_read):
+  // room for them now, while the body is empty, saves a copy of the whole body later.
+  if (auto length = parser_->content_length())
+    parser_->get().body().reserve(static_cast<std::size_t>(*length) + 4);
   auto expect = header.find(bhttp::field::expect);
   if (expect != header.end() && ::strncasecmp(expect->value().data(), "100-continue", 12) == 0 &&
       !parser_->is_done()) {
