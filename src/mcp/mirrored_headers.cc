@@ -156,20 +156,21 @@ MirroredEra mirrored_era(const MirroredHeaders& headers, std::string_view method
                          const rapidjson::Value* params) {
   std::optional<std::string_view> header;
   if (headers.protocol_version) header = trim_ows(*headers.protocol_version);
-  const bool modern = has_modern_meta(params) || (header && is_modern_version(*header));
-  if (modern) {
-    const rapidjson::Value* body = modern_meta_version(params);
+  if (const rapidjson::Value* body = modern_meta_version(params)) {
     std::string_view body_version =
-        body && body->IsString() ? std::string_view(body->GetString(), body->GetStringLength())
-                                 : std::string_view();
+        body->IsString() ? std::string_view(body->GetString(), body->GetStringLength())
+                         : std::string_view();
     if (!header) return missing("MCP-Protocol-Version", body_version);
-    // A body without a version (or with one that is not a string) is refused by route()
-    // with -32602: the header has nothing to match yet.
-    if (body && body->IsString() && *header != body_version)
+    // A version that is not a string is refused by route() with -32602: the header has
+    // nothing to match yet.
+    if (body->IsString() && *header != body_version)
       return mismatch("MCP-Protocol-Version", *header, std::string(*header), body_version);
     return ModernEra{};
   }
   if (method == "initialize") return AsOnStdio{};
+  // A modern header over a body without modern _meta: a modern request that route()
+  // refuses for its missing _meta (-32602) or its legacy-only method (-32601).
+  if (header && is_modern_version(*header)) return ModernEra{};
   if (!header) return StatelessLegacy{std::string(kVersionWithoutHeader)};
   if (is_legacy_version(*header)) return StatelessLegacy{std::string(*header)};
   return HeaderRefusal{

@@ -6,15 +6,16 @@
 // only when the transport set `mirrored` (never on stdio).
 //
 // A request is modern when its body carries modern _meta (params._meta names
-// io.modelcontextprotocol/protocolVersion) or its MCP-Protocol-Version header names a
-// modern version. The checks run in this order; the first that fails answers, with the
-// request's id. It is the order the conformance suite (0.2.0-alpha.11: http-header-validation,
-// http-custom-header-server-validation, server-stateless) sends and expects:
+// io.modelcontextprotocol/protocolVersion), or when it is not initialize and its
+// MCP-Protocol-Version header names a modern version. The checks run in this order; the
+// first that fails answers, with the request's id. It is the order the conformance suite
+// (0.2.0-alpha.11: http-header-validation, http-custom-header-server-validation,
+// server-stateless) sends and expects:
 //
 //   step  request                         condition                              answer
 //   1     modern                          no MCP-Protocol-Version header         -32020
 //   2     modern, body names a version    header version != body version         -32020
-//                                         (even when either is unsupported)
+//         (a string)                      (even when either is unsupported)
 //   3     modern                          route(): unknown or legacy-only method -32601
 //                                         _meta missing or invalid               -32602
 //                                         header = body = unsupported version    -32022
@@ -28,8 +29,8 @@
 //                                         != the argument (string as is, integer
 //                                         numerically, boolean "true"/"false");
 //                                         a header for an absent or null argument
-//   -     not modern, initialize          none: initialize works as on stdio (it
-//                                         negotiates in its body)
+//   -     initialize without modern       none, whatever the headers: initialize works
+//         _meta                           as on stdio (it negotiates in its body)
 //   -     not modern, anything else       MCP-Protocol-Version absent: served in the
 //                                         legacy era 2025-03-26; a legacy version
 //                                         we serve: in that era; anything else:   -32022

@@ -87,7 +87,7 @@ TEST(StatelessLegacy, InitializeIsAnsweredAsOnStdioAndKeepsNothing) {
   HttpCore http;
   for (std::optional<std::string> header :
        {std::optional<std::string>(), std::optional<std::string>("2025-06-18"),
-        std::optional<std::string>("2099-01-01")}) {
+        std::optional<std::string>("2099-01-01"), std::optional<std::string>("2026-07-28")}) {
     auto d = parse(http.ask(initialize("1", "2025-06-18"), legacy_headers(header)));
     ASSERT_TRUE(d.HasMember("result"));
     EXPECT_STREQ(d["result"]["protocolVersion"].GetString(), "2025-06-18");
