@@ -19,13 +19,6 @@ constexpr std::array<MethodSpec, 6> kMethods = {{
     {"logging/setLevel", MethodId::kSetLevel, false, true},
 }};
 
-bool has_modern_meta(const rapidjson::Value* params) {
-  if (!params) return false;
-  auto meta = params->FindMember("_meta");
-  return meta != params->MemberEnd() && meta->value.IsObject() &&
-         meta->value.HasMember("io.modelcontextprotocol/protocolVersion");
-}
-
 // Legacy requests carry only a progressToken in _meta; the rest comes from the session.
 RequestMeta legacy_meta(const rapidjson::Value* params, const LegacySession& session) {
   RequestMeta meta;

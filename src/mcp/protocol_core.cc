@@ -8,6 +8,7 @@
 #include "mcp/call_intake.h"
 #include "mcp/call_response.h"
 #include "mcp/method_table.h"
+#include "mcp/mirrored_headers.h"
 #include "mcp/protocol_versions.h"
 
 namespace mcpsh::mcp {
@@ -140,6 +141,17 @@ Handled ProtocolCore::handle(const ConnectionPtr& from, std::string line) {
            "Invalid Request: id " + m.id->json + " is already in use by a call in progress");
     return Handled::kAnswered;
   }
+  bool modern_over_http = false;
+  if (from->mirrored) {
+    auto era = mirrored_era(*from->mirrored, m.method, m.params);
+    if (auto* no = std::get_if<HeaderRefusal>(&era)) {
+      refuse_headers(*from, x, *no);
+      return Handled::kAnswered;
+    }
+    if (auto* legacy = std::get_if<StatelessLegacy>(&era); legacy && !from->legacy)
+      from->legacy = stateless_session(legacy->version);
+    modern_over_http = std::holds_alternative<ModernEra>(era);
+  }
   auto routed = route(m.method, m.params, from->legacy);
   if (auto* no = std::get_if<Refusal>(&routed)) {
     if (!no->requested) {
@@ -153,6 +165,16 @@ Handled ProtocolCore::handle(const ConnectionPtr& from, std::string line) {
   }
   auto& route = std::get<Route>(routed);
   x.meta = std::move(route.meta);
+  if (modern_over_http) {
+    auto header_params = [this](std::string_view tool) -> const std::vector<HeaderParam>* {
+      const auto* found = registry_.find(tool);
+      return found ? &found->header_params : nullptr;
+    };
+    if (auto no = check_mirrored_body(*from->mirrored, m.method, m.params, header_params)) {
+      refuse_headers(*from, x, *no);
+      return Handled::kAnswered;
+    }
+  }
   Request r{from, std::move(x), route.method->id, std::move(m.document), m.params};
   dispatch(r);
   // Every method but a tools/call that was accepted answers at once.
@@ -172,7 +194,8 @@ void ProtocolCore::dispatch(Request& r) {
     case MethodId::kDiscover:
       return ok(discover_result_);
     case MethodId::kToolsList:
-      ok(r.exchange.meta.legacy ? r.from->legacy->list_result : list_result_);
+      ok(r.exchange.meta.legacy ? legacy_list_result(r.exchange.meta.protocol_version)
+                                : list_result_);
       return warm_once();
     case MethodId::kToolsCall:
       return handle_tools_call(r);
@@ -207,9 +230,8 @@ void ProtocolCore::handle_initialize(Request& r) {
                   "Invalid params: \"protocolVersion\" (a string) is required");
   std::string asked = version->value.GetString();
   std::string chosen = is_legacy_version(asked) ? asked : std::string(kLegacyVersions[0]);
-  LegacySession session{
-      chosen, std::nullopt, "",
-      ServerProfileView::legacy_list_result_json(registry_.tools_json_for(chosen))};
+  // The list result comes from the core's cache (legacy_list_result), not the session.
+  LegacySession session{chosen, std::nullopt, "", ""};
   if (auto info = params->FindMember("clientInfo");
       info != params->MemberEnd() && info->value.IsObject()) {
     auto name = info->value.FindMember("name");
@@ -227,6 +249,9 @@ void ProtocolCore::handle_initialize(Request& r) {
          std::move(facts));
 }
 
+// Over stateless HTTP the session is the request's own and ends with it: the level is
+// checked and acknowledged, and has no effect on later requests (each of which is served
+// at stateless_session's level).
 void ProtocolCore::handle_set_level(Request& r) {
   auto level = r.params ? r.params->FindMember("level") : rapidjson::Value::ConstMemberIterator();
   std::optional<LogLevel> parsed;
@@ -266,6 +291,33 @@ void ProtocolCore::handle_tools_call(Request& r) {
   call->launch = std::move(plan.launch);
   scheduler_.submit(std::move(call));
   warm_once();
+}
+
+// ---- the HTTP side of the eras ------------------------------------------------------------
+
+void ProtocolCore::refuse_headers(Connection& to, Exchange& x, const HeaderRefusal& no) {
+  if (!no.requested) return refuse(to, x, no.code, no.message);
+  x.meta.protocol_version = *no.requested;
+  auto data = unsupported_version_data(*no.requested);
+  refuse(to, x, no.code, no.message, &data);
+}
+
+// A legacy client over stateless HTTP cannot keep a logging/setLevel from one request to
+// the next, and the legacy revisions let a server log without one: its requests get every
+// notifications/message the tool sends (the conformance suite's tools-call-with-logging at
+// 2025-11-25 sets "debug" on one request and expects the tool's info messages on the next).
+LegacySession ProtocolCore::stateless_session(const std::string& version) {
+  return LegacySession{version, LogLevel::kDebug, "", ""};
+}
+
+const std::string& ProtocolCore::legacy_list_result(const std::string& version) {
+  auto it = legacy_lists_.find(version);
+  if (it == legacy_lists_.end())
+    it = legacy_lists_
+             .emplace(version,
+                      ServerProfileView::legacy_list_result_json(registry_.tools_json_for(version)))
+             .first;
+  return it->second;
 }
 
 void ProtocolCore::warm_once() {

@@ -13,6 +13,7 @@
 //  - `runner`, `time` and `log` must outlive the core.
 #include <chrono>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "mcp/call_notifier.h"
 #include "mcp/call_scheduler.h"
 #include "mcp/connection.h"
+#include "mcp/mirrored_headers.h"
 #include "mcp/server_profile.h"
 #include "mcp/tool_registry.h"
 #include "mcp/wakeups.h"
@@ -93,6 +95,11 @@ class ProtocolCore {
   void refuse(Connection& to, const Exchange& x, int code, const std::string& message,
               const rapidjson::Value* data = nullptr);
   void unanswered(const Exchange& x, AuditRecord facts);
+  // A request whose mirrored HTTP headers disagree with it (mirrored_headers.h).
+  void refuse_headers(Connection& to, Exchange& x, const HeaderRefusal& no);
+  static LegacySession stateless_session(const std::string& version);
+  // The ListToolsResult of a legacy revision, rendered at its first use.
+  const std::string& legacy_list_result(const std::string& version);
   void finished(Call& call, execution::Outcome outcome);
 
   execution::CallRunner& runner_;
@@ -104,6 +111,7 @@ class ProtocolCore {
   ToolRegistry registry_;
   ServerProfileView profile_;
   std::string discover_result_, list_result_;
+  std::map<std::string, std::string, std::less<>> legacy_lists_;
   CallNotifier notifier_;
   bool warm_wanted_ = false, warmed_ = false;
   CallScheduler scheduler_;  // last: its hooks use the members above

@@ -29,6 +29,18 @@ std::optional<LogLevel> parse_log_level(std::string_view name) {
 
 const char* log_level_name(LogLevel level) { return kLevelNames[static_cast<std::size_t>(level)]; }
 
+const rapidjson::Value* modern_meta_version(const rapidjson::Value* params) {
+  if (!params || !params->IsObject()) return nullptr;
+  auto meta = params->FindMember("_meta");
+  if (meta == params->MemberEnd() || !meta->value.IsObject()) return nullptr;
+  auto version = meta->value.FindMember(kVersionKey);
+  return version == meta->value.MemberEnd() ? nullptr : &version->value;
+}
+
+bool has_modern_meta(const rapidjson::Value* params) {
+  return modern_meta_version(params) != nullptr;
+}
+
 std::variant<RequestMeta, MetaError> read_request_meta(const rapidjson::Value* params) {
   const rapidjson::Value* meta = nullptr;
   if (params) {

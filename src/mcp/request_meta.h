@@ -26,6 +26,12 @@ struct MetaError {
   std::optional<std::string> requested;  // for -32022: data.requested
 };
 
+// Whether params._meta names io.modelcontextprotocol/protocolVersion: the request is then
+// a modern one, whatever else its _meta holds.
+bool has_modern_meta(const rapidjson::Value* params);
+// params._meta["io.modelcontextprotocol/protocolVersion"] as sent (any JSON type), or nullptr.
+const rapidjson::Value* modern_meta_version(const rapidjson::Value* params);
+
 // Reads params._meta of a modern request. A version this host does not serve is
 // -32022 for every method, server/discover included. Returns the meta or the error to send.
 std::variant<RequestMeta, MetaError> read_request_meta(const rapidjson::Value* params);

@@ -30,6 +30,19 @@ ToolRegistry::ToolRegistry(const discovery::Catalog& catalog,
       (std::string_view(key) == "inputSchema" ? tool.input : tool.output) =
           std::get<schema::CompiledSchema>(std::move(compiled));
     }
+    if (ok) {
+      if (auto input = def.FindMember("inputSchema"); input != def.MemberEnd()) {
+        auto params = read_header_params(input->value);
+        if (auto* error = std::get_if<std::string>(&params)) {
+          problems.push_back({discovery::Problem::Severity::kError, entry.name,
+                              "tool \"" + entry.name + "\" has an invalid inputSchema: " + *error +
+                                  "; the tool is not served"});
+          ok = false;
+        } else {
+          tool.header_params = std::get<std::vector<HeaderParam>>(std::move(params));
+        }
+      }
+    }
     if (!ok) continue;
     if (tools_.size() > 0) tools_json_ += ',';
     tools_json_ += entry.definition_json;

@@ -2,13 +2,16 @@
 // The catalog, ready to serve: schemas compiled once, the tools array rendered once.
 // A tool whose inputSchema or outputSchema is not a valid schema is not served (it is
 // reported as an error problem naming the tool): serving it would mean either skipping
-// validation or rejecting every call.
+// validation or rejecting every call. Nor is a tool with an invalid x-mcp-header
+// annotation: HTTP clients must drop it from their list (x_mcp_header.h), on every
+// transport alike so that a script does not serve different tools over stdio and HTTP.
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "discovery/catalog.h"
+#include "mcp/x_mcp_header.h"
 #include "schema/json_schema.h"
 
 namespace mcpsh::mcp {
@@ -17,6 +20,7 @@ struct RegisteredTool {
   discovery::ToolEntry entry;
   std::optional<schema::CompiledSchema> input;
   std::optional<schema::CompiledSchema> output;
+  std::vector<HeaderParam> header_params;  // x-mcp-header annotations of inputSchema
 };
 
 class ToolRegistry {
