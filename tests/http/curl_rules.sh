@@ -41,12 +41,16 @@ check() {
     echo "ok: $name"
   fi
 }
-json=(-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream')
+json=(-H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream'
+  -H 'MCP-Protocol-Version: 2026-07-28')
+# The request metadata headers of a tools/list, as a conforming client mirrors them.
+listing=(-H 'Mcp-Method: tools/list')
 check "tools/list is 200 JSON" 200 '^content-type: application/json' '"tools":\[' -- \
-  "${json[@]}" -d "$list" "$url"
+  "${json[@]}" "${listing[@]}" -d "$list" "$url"
 check "notification is 202" 202 '^content-length: 0' EMPTY -- \
   "${json[@]}" -d '{"jsonrpc":"2.0","method":"notifications/initialized"}' "$url"
 check "progress is SSE" 200 '^x-accel-buffering: no' '^data: .*"id":2,' -- "${json[@]}" \
+  -H 'Mcp-Method: tools/call' -H 'Mcp-Name: progress' \
   -d '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{},'"${meta%\}}"',"progressToken":1}}}' \
   "$url"
 check "GET is 405" 405 '^allow: POST' '"code":-32000' -- "$url"
@@ -62,7 +66,10 @@ check "text/plain is 415" 415 '^content-type: application/json' '"code":-32000' 
 check "Accept text/html is 406" 406 '^content-type: application/json' '"code":-32000' -- \
   -H 'Content-Type: application/json' -H 'Accept: text/html' -d "$list" "$url"
 check "unknown method is 404 -32601" 404 '^content-type: application/json' '"code":-32601' -- \
-  "${json[@]}" -d '{"jsonrpc":"2.0","id":3,"method":"no/such","params":{'"$meta"'}}' "$url"
+  "${json[@]}" -H 'Mcp-Method: no/such' \
+  -d '{"jsonrpc":"2.0","id":3,"method":"no/such","params":{'"$meta"'}}' "$url"
+check "a header that does not match the body is 400 -32020" 400 '^content-type: application/json' \
+  '"code":-32020' -- "${json[@]}" -H 'Mcp-Method: tools/call' -d "$list" "$url"
 check "bad JSON is 400 -32700" 400 '^content-type: application/json' '"code":-32700' -- \
   "${json[@]}" -d '{nope' "$url"
 head -c 70000000 /dev/zero | tr '\0' ' ' >"$work/big"
@@ -71,7 +78,7 @@ check "a body over 64M is 413" 413 '^connection: close' '"code":-32000' -- \
 check "a header over 16k is 431" 431 '^connection: close' '"code":-32000' -- \
   "${json[@]}" -H "X-Pad: $(head -c 20000 /dev/zero | tr '\0' p)" -d "$list" "$url"
 check "no Mcp-Session-Id minted" 200 '^content-type' '"tools"' -- \
-  "${json[@]}" -H 'Mcp-Session-Id: abc' -d "$list" "$url"
+  "${json[@]}" "${listing[@]}" -H 'Mcp-Session-Id: abc' -d "$list" "$url"
 if grep -qi '^mcp-session-id' "$work/head"; then
   echo "FAIL: a session id was sent"
   failures=$((failures + 1))

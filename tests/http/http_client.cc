@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <rapidjson/document.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -183,11 +184,38 @@ std::string with_headers(std::string start, Headers defaults, const Headers& hea
 }
 }  // namespace
 
+// The request metadata headers a conforming client mirrors from a body (MCP 2026-07-28):
+// MCP-Protocol-Version from _meta, Mcp-Method, and Mcp-Name for tools/call. ASCII values
+// only: the tests that need base64 or mismatches give the headers themselves.
+Headers mirrored_from(const std::string& body) {
+  Headers out;
+  rapidjson::Document d;
+  if (d.Parse(body.c_str(), body.size()).HasParseError() || !d.IsObject()) return out;
+  auto method = d.FindMember("method");
+  if (method == d.MemberEnd() || !method->value.IsString()) return out;
+  const std::string name = method->value.GetString();
+  auto params = d.FindMember("params");
+  if (params != d.MemberEnd() && params->value.IsObject()) {
+    auto meta = params->value.FindMember("_meta");
+    if (meta != params->value.MemberEnd() && meta->value.IsObject()) {
+      auto version = meta->value.FindMember("io.modelcontextprotocol/protocolVersion");
+      if (version != meta->value.MemberEnd() && version->value.IsString())
+        out.emplace_back("MCP-Protocol-Version", version->value.GetString());
+    }
+    auto tool = params->value.FindMember("name");
+    if (name == "tools/call" && tool != params->value.MemberEnd() && tool->value.IsString())
+      out.emplace_back("Mcp-Name", tool->value.GetString());
+  }
+  out.emplace_back("Mcp-Method", name);
+  return out;
+}
+
 std::string post(const std::string& path, const std::string& body, const Headers& headers) {
   Headers defaults{{"Host", "127.0.0.1"},
                    {"Content-Type", "application/json"},
                    {"Accept", "application/json, text/event-stream"},
                    {"Content-Length", std::to_string(body.size())}};
+  for (auto& h : mirrored_from(body)) defaults.push_back(std::move(h));
   return with_headers("POST " + path + " HTTP/1.1\r\n", defaults, headers) + body;
 }
 

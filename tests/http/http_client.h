@@ -74,8 +74,10 @@ class Client {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
-// A POST with Host, Content-Type: application/json, Accept (JSON and SSE) and
-// Content-Length; `headers` replace those of the same name (an empty value drops one).
+// A POST with Host, Content-Type: application/json, Accept (JSON and SSE),
+// Content-Length and, as a conforming client sends them, the request metadata headers
+// mirrored from the body (MCP-Protocol-Version, Mcp-Method, Mcp-Name); `headers` replace
+// those of the same name (an empty value drops one).
 std::string post(const std::string& path, const std::string& body, const Headers& headers = {});
 // A request with any method and no body.
 std::string bare(const std::string& method, const std::string& path, const Headers& headers = {});
