@@ -28,7 +28,6 @@ struct LegacySession {
   std::string version;
   std::optional<LogLevel> log_level;  // logging/setLevel
   std::string client_name;            // clientInfo.name, for the audit
-  std::string list_result;            // the ListToolsResult rendered for `version`
 };
 
 // What a line given to Connection::send is.

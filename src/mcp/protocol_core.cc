@@ -230,8 +230,7 @@ void ProtocolCore::handle_initialize(Request& r) {
                   "Invalid params: \"protocolVersion\" (a string) is required");
   std::string asked = version->value.GetString();
   std::string chosen = is_legacy_version(asked) ? asked : std::string(kLegacyVersions[0]);
-  // The list result comes from the core's cache (legacy_list_result), not the session.
-  LegacySession session{chosen, std::nullopt, "", ""};
+  LegacySession session{chosen, std::nullopt, ""};
   if (auto info = params->FindMember("clientInfo");
       info != params->MemberEnd() && info->value.IsObject()) {
     auto name = info->value.FindMember("name");
@@ -307,7 +306,7 @@ void ProtocolCore::refuse_headers(Connection& to, Exchange& x, const HeaderRefus
 // notifications/message the tool sends (the conformance suite's tools-call-with-logging at
 // 2025-11-25 sets "debug" on one request and expects the tool's info messages on the next).
 LegacySession ProtocolCore::stateless_session(const std::string& version) {
-  return LegacySession{version, LogLevel::kDebug, "", ""};
+  return LegacySession{version, LogLevel::kDebug, ""};
 }
 
 const std::string& ProtocolCore::legacy_list_result(const std::string& version) {
