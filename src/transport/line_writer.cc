@@ -196,6 +196,9 @@ void LineWriter::abandon() {
     if (state_->abandoned) return;
     state_->abandoned = true;
     state_->drop_queue(out);
+    // The line being written is given up too, though the writer thread may still be
+    // inside its write: nothing queued remains to be delivered from now on.
+    state_->writing = 0;
   }
   state_->send(out);
   state_->wake();
