@@ -2,7 +2,7 @@
 # Sourced by install.sh and run.sh: is a node that the pinned clients support first on PATH?
 # (tests/node.cmake puts the one it picked there; the Inspector needs 22.19 or newer.)
 # Run by hand, the pinned node that scripts/install-deps puts in tests/node comes first too.
-pinned_node_bin=$(cd "$(dirname "${BASH_SOURCE[0]}")/../node/node_modules/.bin" 2>/dev/null && pwd)
+pinned_node_bin=$(cd "$(dirname "${BASH_SOURCE[0]}")/../node/node_modules/.bin" 2>/dev/null && pwd) || true
 if [[ -n $pinned_node_bin && -x $pinned_node_bin/node ]]; then PATH=$pinned_node_bin:$PATH; fi
 node_usable() {
   command -v node >/dev/null 2>&1 || return 1
