@@ -43,7 +43,7 @@ TEST(MethodTable, RoutesOrRefusesEachCase) {
   for (const auto& c : cases) {
     auto params = params_of(c.params);
     std::optional<mcp::LegacySession> legacy;
-    if (c.legacy_open) legacy = mcp::LegacySession{"2025-11-25", std::nullopt, "t", "{}"};
+    if (c.legacy_open) legacy = mcp::LegacySession{"2025-11-25", std::nullopt, "t"};
     auto routed = mcp::route(c.method, &params, legacy);
     std::string where = c.method + " " + c.params + (c.legacy_open ? " (legacy)" : "");
     if (c.code == 0) {
@@ -59,7 +59,7 @@ TEST(MethodTable, RoutesOrRefusesEachCase) {
 TEST(MethodTable, LegacyRequestsTakeTheSessionsMeta) {
   auto params = params_of(R"({"_meta":{"progressToken":"p"}})");
   std::optional<mcp::LegacySession> legacy =
-      mcp::LegacySession{"2025-06-18", mcp::LogLevel::kNotice, "client", "{}"};
+      mcp::LegacySession{"2025-06-18", mcp::LogLevel::kNotice, "client"};
   auto routed = mcp::route("tools/call", &params, legacy);
   ASSERT_TRUE(std::holds_alternative<mcp::Route>(routed));
   const auto& meta = std::get<mcp::Route>(routed).meta;
