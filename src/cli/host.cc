@@ -1,8 +1,10 @@
 #include "cli/host.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <iostream>
 #include <sstream>
 
 #include "discovery/discoverer.h"
@@ -69,6 +71,32 @@ std::vector<discovery::Problem> all_problems(const Host& host) {
   if (host.server)
     problems.insert(problems.end(), host.server->problems().begin(), host.server->problems().end());
   return problems;
+}
+
+std::optional<Logs> open_logs(const Options& options) {
+  Logs logs;
+  try {
+    logs.log = std::make_unique<diagnostics::Log>(options.log_file, options.log_level);
+    if (!options.audit_log.empty()) logs.audit = std::make_unique<mcp::AuditLog>(options.audit_log);
+  } catch (const std::exception& e) {
+    std::cerr << "mcp-shell-host: " << e.what() << "\n";
+    return std::nullopt;
+  }
+  return logs;
+}
+
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGQUIT:
+      return "SIGQUIT";
+  }
+  return "signal " + std::to_string(sig);
 }
 
 }  // namespace mcpsh::cli

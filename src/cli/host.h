@@ -11,6 +11,7 @@
 #include "discovery/catalog.h"
 #include "execution/process_runner.h"
 #include "execution/tool_executor.h"
+#include "mcp/audit_log.h"
 #include "mcp/server.h"
 
 namespace mcpsh::cli {
@@ -35,6 +36,17 @@ std::optional<std::string> fatal_problems(const Host& host);
 // Returns an error text for the user when the host cannot start.
 std::optional<std::string> prepare(Host& host, const Options& options, diagnostics::Log& log,
                                    mcp::Server::Send send, mcp::Server::Audit audit = {});
+
+// The diagnostic log and the audit log the options name (serve, over stdio or HTTP).
+struct Logs {
+  std::unique_ptr<diagnostics::Log> log;
+  std::unique_ptr<mcp::AuditLog> audit;  // null without --audit-log
+};
+// nullopt, after telling the user on stderr, when one of them cannot be opened.
+std::optional<Logs> open_logs(const Options& options);
+
+// "SIGTERM" for SIGTERM, and so on for the signals that stop the host.
+std::string signal_name(int sig);
 
 // Every problem found by discovery and by the server (schemas), in order.
 std::vector<discovery::Problem> all_problems(const Host& host);

@@ -44,31 +44,13 @@ constexpr auto kShutdownGrace = std::chrono::milliseconds(1000);
 // before they are given up.
 constexpr auto kFlushStall = std::chrono::seconds(10);
 
-std::string signal_name(int sig) {
-  switch (sig) {
-    case SIGTERM:
-      return "SIGTERM";
-    case SIGINT:
-      return "SIGINT";
-    case SIGHUP:
-      return "SIGHUP";
-    case SIGQUIT:
-      return "SIGQUIT";
-  }
-  return "signal " + std::to_string(sig);
-}
 }  // namespace
 
 int serve(const Options& options) {
-  std::unique_ptr<diagnostics::Log> log;
-  std::unique_ptr<mcp::AuditLog> audit;
-  try {
-    log = std::make_unique<diagnostics::Log>(options.log_file, options.log_level);
-    if (!options.audit_log.empty()) audit = std::make_unique<mcp::AuditLog>(options.audit_log);
-  } catch (const std::exception& e) {
-    std::cerr << "mcp-shell-host: " << e.what() << "\n";
-    return 2;
-  }
+  auto logs = open_logs(options);
+  if (!logs) return 2;
+  auto& log = logs->log;
+  auto& audit = logs->audit;
 
   Host host;
   // The reader thread may outlive this function (blocked in read(2)); the gate makes its

@@ -39,15 +39,10 @@ const char* environment(const char* name) { return std::getenv(name); }
 }  // namespace
 
 int serve_http(const Options& options) {
-  std::unique_ptr<diagnostics::Log> log;
-  std::unique_ptr<mcp::AuditLog> audit;
-  try {
-    log = std::make_unique<diagnostics::Log>(options.log_file, options.log_level);
-    if (!options.audit_log.empty()) audit = std::make_unique<mcp::AuditLog>(options.audit_log);
-  } catch (const std::exception& e) {
-    std::cerr << "mcp-shell-host: " << e.what() << "\n";
-    return 2;
-  }
+  auto logs = open_logs(options);
+  if (!logs) return 2;
+  auto& log = logs->log;
+  auto& audit = logs->audit;
   auto settings = http_settings(options, environment);
   if (!settings.options) {
     std::cerr << "mcp-shell-host: " << settings.error << "\n";
@@ -128,10 +123,7 @@ int serve_http(const Options& options) {
   std::function<void(const boost::system::error_code&, int)> on_signal =
       [&](const boost::system::error_code& ec, int sig) {
         if (ec) return;
-        const std::string name = sig == SIGTERM  ? "SIGTERM"
-                                 : sig == SIGINT ? "SIGINT"
-                                 : sig == SIGHUP ? "SIGHUP"
-                                                 : "SIGQUIT";
+        const std::string name = signal_name(sig);
         if (!stopping) {
           shut_down("received " + name);
         } else {

@@ -1,6 +1,7 @@
 #include "mcp/content_blocks.h"
 
 #include "jsonrpc/utf8.h"
+#include "mcp/base64.h"
 #include "mcp/text.h"
 #include "mcp/tool_result.h"
 
@@ -40,15 +41,6 @@ bool text_mime(const std::string& m) {
          m == "application/x-yaml" || m == "application/x-sh" || m == "application/javascript";
 }
 
-int base64_value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
 // The block for one event; `owned` keeps what it points to.
 rapidjson::Value block_json(const ContentEvent& e, ShapedResult& r) {
   auto& a = r.result.GetAllocator();
@@ -65,9 +57,9 @@ rapidjson::Value block_json(const ContentEvent& e, ShapedResult& r) {
       rapidjson::Value resource(rapidjson::kObjectType);
       resource.AddMember("uri", rapidjson::Value(e.uri.c_str(), a), a);
       if (!e.mime.empty()) resource.AddMember("mimeType", rapidjson::Value(e.mime.c_str(), a), a);
-      auto text = std::make_shared<std::string>();
-      if (text_mime(e.mime)) *text = decode_base64(*e.base64);
-      if (text_mime(e.mime) && resource_is_text(e.mime, *text)) {
+      auto bytes = text_mime(e.mime) ? decode_base64(*e.base64) : std::nullopt;
+      if (bytes && resource_is_text(e.mime, *bytes)) {
+        auto text = std::make_shared<std::string>(std::move(*bytes));
         resource.AddMember("text", string_ref(*text), a);
         r.storage.push_back(std::move(text));
       } else {
@@ -90,24 +82,6 @@ rapidjson::Value block_json(const ContentEvent& e, ShapedResult& r) {
 }
 
 }  // namespace
-
-std::string decode_base64(const std::string& base64) {
-  std::string out;
-  out.reserve(base64.size() / 4 * 3);
-  unsigned buffer = 0;
-  int bits = 0;
-  for (char c : base64) {
-    int v = base64_value(c);
-    if (v < 0) break;  // padding
-    buffer = (buffer << 6) | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buffer >> bits) & 0xFF));
-    }
-  }
-  return out;
-}
 
 bool resource_is_text(const std::string& mime, const std::string& bytes) {
   return text_mime(mime) && bytes.find('\0') == std::string::npos && jsonrpc::is_valid_utf8(bytes);

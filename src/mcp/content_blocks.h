@@ -35,7 +35,4 @@ void add_content_blocks(ShapedResult& r, const ToolContent& content, std::uint64
 // text/*, JSON, XML, YAML or empty (unknown), and the bytes are valid UTF-8 without NUL.
 bool resource_is_text(const std::string& mime, const std::string& bytes);
 
-// Base64 (as checked by the channel parser) to bytes.
-std::string decode_base64(const std::string& base64);
-
 }  // namespace mcpsh::mcp

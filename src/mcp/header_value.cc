@@ -1,6 +1,6 @@
 #include "mcp/header_value.h"
 
-#include <cstdint>
+#include "mcp/base64.h"
 
 namespace mcpsh::mcp {
 
@@ -11,46 +11,15 @@ constexpr std::string_view kSuffix = "?=";
 
 bool field_value_char(unsigned char c) { return c == '\t' || (c >= 0x20 && c <= 0x7e); }
 
-int base64_digit(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-std::optional<std::string> decode_base64(std::string_view text) {
-  if (text.size() % 4 != 0) return std::nullopt;
-  std::size_t padding = 0;
-  while (padding < 2 && padding < text.size() && text[text.size() - 1 - padding] == '=') ++padding;
-  std::string out;
-  out.reserve(text.size() / 4 * 3);
-  std::uint32_t bits = 0;
-  int count = 0;
-  for (std::size_t i = 0; i + padding < text.size(); ++i) {
-    int digit = base64_digit(text[i]);
-    if (digit < 0) return std::nullopt;  // includes '=' anywhere but the end
-    bits = (bits << 6) | static_cast<std::uint32_t>(digit);
-    if (++count == 4) {
-      out.push_back(static_cast<char>((bits >> 16) & 0xff));
-      out.push_back(static_cast<char>((bits >> 8) & 0xff));
-      out.push_back(static_cast<char>(bits & 0xff));
-      bits = 0;
-      count = 0;
-    }
-  }
-  // What the padding leaves: 3 digits give 2 bytes, 2 digits give 1.
-  if (count == 3) {
-    out.push_back(static_cast<char>((bits >> 10) & 0xff));
-    out.push_back(static_cast<char>((bits >> 2) & 0xff));
-  } else if (count == 2) {
-    out.push_back(static_cast<char>((bits >> 4) & 0xff));
-  }
-  return out;
-}
-
 }  // namespace
+
+bool same_ignoring_case(std::string_view a, std::string_view b) {
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (lower(a[i]) != lower(b[i])) return false;
+  return true;
+}
 
 std::string_view trim_ows(std::string_view value) {
   auto ows = [](char c) { return c == ' ' || c == '\t'; };

@@ -7,6 +7,9 @@
 
 namespace mcpsh::mcp {
 
+// Header names compare so (RFC 9110 §5.1): ASCII letters without regard to case.
+bool same_ignoring_case(std::string_view a, std::string_view b);
+
 // The value without the optional whitespace (SP, HTAB) around it: RFC 9110 §5.5 excludes it
 // from the field value, so "  name  " is "name".
 std::string_view trim_ows(std::string_view value);

@@ -54,15 +54,6 @@ const rapidjson::Value* member(const rapidjson::Value* object, const char* key) 
   return it == object->MemberEnd() ? nullptr : &it->value;
 }
 
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool same_ignoring_case(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (lower(a[i]) != lower(b[i])) return false;
-  return true;
-}
-
 const std::string* param_header(const MirroredHeaders& headers, std::string_view name) {
   for (const auto& [n, v] : headers.params)
     if (same_ignoring_case(n, name)) return &v;

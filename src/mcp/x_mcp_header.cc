@@ -3,6 +3,8 @@
 #include <array>
 #include <string_view>
 
+#include "mcp/header_value.h"
+
 namespace mcpsh::mcp {
 
 namespace {
@@ -39,15 +41,6 @@ bool one_of(std::string_view key, const std::array<std::string_view, N>& keys) {
 bool tchar(unsigned char c) {
   if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
   return std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
-}
-
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool same_ignoring_case(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (lower(a[i]) != lower(b[i])) return false;
-  return true;
 }
 
 bool primitive_type_name(std::string_view t) {

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by install.sh and run.sh: is a node that the pinned clients support first on PATH?
+# Sourced by tests/npm_ci.sh and the run scripts: is a node that the pinned clients support first on PATH?
 # (tests/node.cmake puts the one it picked there; the Inspector needs 22.19 or newer.)
 # Run by hand, the pinned node that scripts/install-deps puts in tests/node comes first too.
 pinned_node_bin=$(cd "$(dirname "${BASH_SOURCE[0]}")/../node/node_modules/.bin" 2>/dev/null && pwd) || true
