@@ -57,10 +57,7 @@ std::optional<std::string> fatal_problems(const Host& host) {
 std::optional<std::string> prepare(Host& host, const Options& options, diagnostics::Log& log,
                                    mcp::Server::Send send, mcp::Server::Audit audit) {
   if (auto error = prepare_tools(host, options, log)) return error;
-  mcp::ServerOptions s;
-  s.limits = options.limits;
-  s.max_concurrency = options.max_concurrency;
-  s.heartbeat = options.heartbeat;
+  mcp::ServerOptions s = core_options(options);
   host.server = std::make_unique<mcp::Server>(host.io, host.catalog, *host.executor, s,
                                               std::move(send), log, std::move(audit));
   return fatal_problems(host);
@@ -71,6 +68,14 @@ std::vector<discovery::Problem> all_problems(const Host& host) {
   if (host.server)
     problems.insert(problems.end(), host.server->problems().begin(), host.server->problems().end());
   return problems;
+}
+
+mcp::CoreOptions core_options(const Options& options) {
+  mcp::CoreOptions o;
+  o.limits = options.limits;
+  o.max_concurrency = options.max_concurrency;
+  o.heartbeat = options.heartbeat;
+  return o;
 }
 
 std::optional<Logs> open_logs(const Options& options) {

@@ -2,6 +2,7 @@
 // Wiring shared by every verb: the event loop, the runner, the catalog and the server
 // (stdio; serve --http builds its own protocol core over the same catalog and executor).
 #include <boost/asio/io_context.hpp>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +45,14 @@ struct Logs {
 };
 // nullopt, after telling the user on stderr, when one of them cannot be opened.
 std::optional<Logs> open_logs(const Options& options);
+
+// The protocol core's settings from the command line, for stdio and HTTP alike.
+mcp::CoreOptions core_options(const Options& options);
+
+// How long tools get to clean up when the host itself is told to stop (or --kill-grace,
+// when shorter), and how long the last responses then get: a client that stops us expects
+// us gone promptly.
+inline constexpr auto kShutdownGrace = std::chrono::milliseconds(1000);
 
 // "SIGTERM" for SIGTERM, and so on for the signals that stop the host.
 std::string signal_name(int sig);

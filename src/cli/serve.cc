@@ -36,10 +36,6 @@ namespace mcpsh::cli {
 namespace asio = boost::asio;
 
 namespace {
-// How long tools get to clean up when the host itself is told to stop (or --kill-grace,
-// when shorter), and how long the last responses then get: a client that stops us
-// expects us gone promptly.
-constexpr auto kShutdownGrace = std::chrono::milliseconds(1000);
 // After end of input, how long the client may take no whole line of the last responses
 // before they are given up.
 constexpr auto kFlushStall = std::chrono::seconds(10);

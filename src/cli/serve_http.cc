@@ -31,10 +31,6 @@ namespace mcpsh::cli {
 namespace asio = boost::asio;
 
 namespace {
-// How long tools get between SIGTERM and SIGKILL once the grace is over, and how long the
-// last responses then get to be written: a client that stops us expects us gone promptly.
-constexpr auto kShutdownGrace = std::chrono::milliseconds(1000);
-
 const char* environment(const char* name) { return std::getenv(name); }
 }  // namespace
 
@@ -57,11 +53,8 @@ int serve_http(const Options& options) {
   mcp::ProtocolCore::Audit record;
   if (audit) record = [&audit](const mcp::AuditRecord& r) { audit->write(r); };
   mcp::AsioWakeups wakeups(host.io);
-  mcp::CoreOptions core_options;
-  core_options.limits = options.limits;
-  core_options.max_concurrency = options.max_concurrency;
-  core_options.heartbeat = options.heartbeat;
-  mcp::ProtocolCore core(host.catalog, *host.executor, core_options, wakeups, *log, record);
+  mcp::ProtocolCore core(host.catalog, *host.executor, core_options(options), wakeups, *log,
+                         record);
   auto problems = host.catalog.problems;
   problems.insert(problems.end(), core.problems().begin(), core.problems().end());
   for (const auto& p : problems)
