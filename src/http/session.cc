@@ -2,6 +2,7 @@
 
 #include <strings.h>
 
+#include <algorithm>
 #include <boost/asio/write.hpp>
 #include <boost/beast/http/error.hpp>
 #include <vector>
@@ -47,15 +48,32 @@ mcp::MirroredHeaders mirrored_headers(const Request& request) {
       return name.size() == wanted.size() &&
              ::strncasecmp(name.data(), wanted.data(), wanted.size()) == 0;
     };
-    if (is("mcp-protocol-version"))
-      m.protocol_version = trimmed(field.value());
-    else if (is("mcp-method"))
-      m.method = trimmed(field.value());
-    else if (is("mcp-name"))
-      m.name = trimmed(field.value());
-    else if (name.size() > kParam.size() &&
-             ::strncasecmp(name.data(), kParam.data(), kParam.size()) == 0)
-      m.params.emplace_back(std::string(name.substr(kParam.size())), trimmed(field.value()));
+    // A header sent twice is one comma-joined value (RFC 9110 §5.3), which matches no body
+    // value: an intermediary that reads one copy and a server that reads another can never
+    // disagree on a request that passes.
+    auto set = [&](std::optional<std::string>& slot) {
+      std::string value = trimmed(field.value());
+      slot = slot ? *slot + ", " + value : value;
+    };
+    if (is("mcp-protocol-version")) {
+      set(m.protocol_version);
+    } else if (is("mcp-method")) {
+      set(m.method);
+    } else if (is("mcp-name")) {
+      set(m.name);
+    } else if (name.size() > kParam.size() &&
+               ::strncasecmp(name.data(), kParam.data(), kParam.size()) == 0) {
+      std::string param(name.substr(kParam.size()));
+      auto same = [&](const auto& p) {
+        return p.first.size() == param.size() &&
+               ::strncasecmp(p.first.data(), param.data(), param.size()) == 0;
+      };
+      auto earlier = std::find_if(m.params.begin(), m.params.end(), same);
+      if (earlier != m.params.end())
+        earlier->second += ", " + trimmed(field.value());
+      else
+        m.params.emplace_back(std::move(param), trimmed(field.value()));
+    }
   }
   return m;
 }
@@ -132,7 +150,17 @@ void Session::parse() {
     boost::system::error_code ec;
     const std::size_t used = parser_->put(input_.data(), ec);
     input_.consume(used);
-    if (ec == bhttp::error::need_more) return;
+    if (ec == bhttp::error::need_more) {
+      // What the parser leaves unconsumed while it reads a body is a chunk-size line (with
+      // its extensions) or the trailer, neither of which Beast bounds: a client that never
+      // ends one would grow this buffer until the idle timeout. They get the header's bound.
+      if (state_ == State::kBody && input_.size() > context_.options.max_header)
+        refuse({400,
+                "Bad Request: a chunk header or trailer exceeds " +
+                    std::to_string(context_.options.max_header) + " bytes",
+                {}});
+      return;
+    }
     if (ec) {
       Refusal r;
       if (ec == bhttp::error::header_limit) {
@@ -180,8 +208,9 @@ void Session::on_header() {
   if (auto length = parser_->content_length())
     parser_->get().body().reserve(static_cast<std::size_t>(*length) + 4);
   auto expect = header.find(bhttp::field::expect);
-  if (expect != header.end() && ::strncasecmp(expect->value().data(), "100-continue", 12) == 0 &&
-      !parser_->is_done()) {
+  // No 1xx to an HTTP/1.0 client (RFC 9110 §15.2).
+  if (expect != header.end() && header.version() >= 11 &&
+      ::strncasecmp(expect->value().data(), "100-continue", 12) == 0 && !parser_->is_done()) {
     queue("HTTP/1.1 100 Continue\r\n\r\n");
     flush();
   }
@@ -195,6 +224,12 @@ void Session::on_request() {
   first_request_ = false;
   keep_alive_ = request.keep_alive() && !context_.stopping;
   accept_ = acceptable(request);
+  // An event stream is a chunked body, which an HTTP/1.0 client cannot read (RFC 9112 §6.1):
+  // it gets the response alone, as a client that takes JSON only does.
+  if (request.version() < 11) {
+    accept_.sse = false;
+    accept_.json = true;
+  }
   sse_ = false;
   exchange_ = std::make_shared<ExchangeConnection>(
       std::static_pointer_cast<ResponseSink>(shared_from_this()));

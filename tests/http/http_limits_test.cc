@@ -39,6 +39,19 @@ TEST(HttpLimits, ChunkedBodyOverMaxBodyIs413) {
   EXPECT_EQ(r->status, 413);
 }
 
+// A chunk-size line that never ends (or a trailer that never ends) is not chunk data, so
+// --max-body does not count it and the parser does not bound it: it gets the header's bound.
+TEST(HttpLimits, EndlessChunkHeaderIsRefused) {
+  HttpHost host({"--max-header", "4k", tools()});
+  Client c(host.port());
+  std::string head = post("/mcp", "", {{"Content-Length", ""}, {"Transfer-Encoding", "chunked"}});
+  ASSERT_TRUE(c.send(head + "1;" + std::string(64 << 10, 'a')));
+  auto r = c.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_NE(r->body.find("chunk header or trailer"), std::string::npos) << r->body;
+}
+
 TEST(HttpLimits, HeaderOverMaxHeaderIs431) {
   HttpHost host({"--max-header", "2k", tools()});
   Client c(host.port());

@@ -257,5 +257,35 @@ TEST(HttpRules, LegacyInitializeIsAnsweredWithoutSessionId) {
   EXPECT_FALSE(r->has("mcp-session-id"));
 }
 
+// A metadata header sent twice is one comma-joined value: it matches no body value, so an
+// intermediary reading one copy and the host reading another cannot disagree on a request
+// that passes.
+TEST(HttpRules, RepeatedMetadataHeaderIsAMismatch) {
+  HttpHost host({tools()});
+  const std::string body = request("1", "tools/list");
+  std::string bytes = post("/mcp", body);
+  // post() mirrors Mcp-Method: tools/list; a first copy before it names another method
+  // (read alone, the last copy would pass).
+  bytes.insert(bytes.find("\r\n") + 2, "Mcp-Method: tools/call\r\n");
+  auto r = exchange(host.port(), bytes);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 400);
+  EXPECT_TRUE(is_error_response(r->body, -32020, std::string("1"))) << r->body;
+}
+
+// An HTTP/1.0 client cannot read a chunked event stream: its call's progress is left out and
+// the response comes as JSON with a length.
+TEST(HttpRules, Http10ClientGetsJsonNotAStream) {
+  HttpHost host({tools()});
+  std::string bytes = post("/mcp", call_request("2", "progress", "{}", R"("progressToken":1)"));
+  bytes.replace(bytes.find("HTTP/1.1"), 8, "HTTP/1.0");
+  auto r = exchange(host.port(), bytes);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->header("content-type"), "application/json");
+  EXPECT_FALSE(r->has("transfer-encoding"));
+  EXPECT_TRUE(is_call_result(r->body, false, "2")) << r->body;
+}
+
 }  // namespace
 }  // namespace mcpsh::testing::http
