@@ -64,8 +64,11 @@ int serve(const Options& options) {
 
   // Stops the loop once no call is left to answer. Runs that belong to no call (bash
   // processes started ahead, now retiring) do not keep the host alive: the runner's
-  // destructor kills and reaps whatever is left, escapees included.
+  // destructor kills and reaps whatever is left, escapees included. A call of it still
+  // queued when the loop stopped (the idle hook posts one) must not end the flush of the
+  // last responses that follows: that phase has deadlines of its own.
   auto maybe_exit = [&] {
+    if (flushing) return;
     if ((input_done || stopping) && host.server && host.server->in_flight() == 0) host.io.stop();
   };
   auto shut_down = [&](const std::string& why) {

@@ -88,6 +88,29 @@ TEST(Shutdown, ClientThatReadsAfterEndOfInputGetsEveryResponse) {
   EXPECT_TRUE(exited_zero(host.wait_exit()));
 }
 
+// A signal while responses wait for a client that is still reading: they are written within
+// the shutdown grace, not dropped. (A wake-up the stopping left queued for the loop once cut
+// this flush off at once.)
+TEST(Shutdown, ClientThatReadsAfterASignalGetsTheQueuedResponses) {
+  ScratchDir dir;
+  HostProcess host({"--warm", "0", tools_script()});
+  // ~300 KB of responses, more than the pipe holds; the call after them shows that the host
+  // has read and answered every one of them.
+  for (int i = 1; i <= 200; ++i) host.send(request(std::to_string(i), "tools/list"));
+  host.send(call_request("\"mark\"", "mark", R"({"dir":")" + dir.path + R"(","name":"last"})"));
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (!file_exists(dir / "started-last") && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(file_exists(dir / "started-last")) << host.stderr_text();
+  host.signal(SIGTERM);
+  auto lines = lines_until_eof(host, 30s);
+  std::size_t lists = 0;
+  for (const auto& line : lines)
+    if (line.find("\"tools\":[") != std::string::npos) ++lists;
+  EXPECT_EQ(lists, 200u) << host.stderr_text();
+  EXPECT_TRUE(exited_zero(host.wait_exit(30s))) << host.stderr_text();
+}
+
 class ShutdownSignal : public ::testing::TestWithParam<int> {};
 
 // SIGHUP (the terminal or the session went away) and SIGQUIT end the host like SIGTERM:
