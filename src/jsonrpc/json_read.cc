@@ -42,29 +42,42 @@ long escaped_unit(std::string_view text, std::size_t i) {
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // The number token starting at text[i] ('-' or a digit), outside strings. Returns its end.
-// When its digits are all zeros and it has an exponent ("0e90", "-0.00E+5"), reports the
-// exponent's digits through on_zero_exponent(offset, length).
-template <class OnZeroExponent>
-std::size_t number_token(std::string_view text, std::size_t i, OnZeroExponent&& on_zero_exponent) {
-  const std::size_t size = text.size();
-  bool all_zero = true;
+// When it is a valid JSON number whose value is zero and that has a fraction or an exponent
+// ("0.000", "-0e90", "0.00E+5"), reports it through on_zero_number(offset, length); a token
+// that is not valid JSON ("00.0", "0.", "0e") is left for RapidJSON to refuse.
+template <class OnZeroNumber>
+std::size_t number_token(std::string_view text, std::size_t i, OnZeroNumber&& on_zero_number) {
+  const std::size_t size = text.size(), start = i;
+  bool zero = true, valid = true, decorated = false;
+  auto digits = [&] {
+    const std::size_t from = i;
+    for (; i < size && is_digit(text[i]); ++i)
+      if (text[i] != '0') zero = false;
+    return i - from;
+  };
   if (text[i] == '-') ++i;
-  for (; i < size && (is_digit(text[i]) || text[i] == '.'); ++i)
-    if (text[i] != '0' && text[i] != '.') all_zero = false;
+  if (digits() != 1) valid = false;  // a zero's integer part is one "0"
+  if (i < size && text[i] == '.') {
+    decorated = true;
+    ++i;
+    if (digits() == 0) valid = false;
+  }
   if (i < size && (text[i] == 'e' || text[i] == 'E')) {
+    decorated = true;
     ++i;
     if (i < size && (text[i] == '+' || text[i] == '-')) ++i;
-    const std::size_t digits = i;
-    while (i < size && is_digit(text[i])) ++i;
-    if (all_zero && i > digits) on_zero_exponent(digits, i - digits);
+    const bool was_zero = zero;
+    if (digits() == 0) valid = false;
+    zero = was_zero;  // the exponent's digits do not make a zero anything else
   }
+  if (valid && zero && decorated) on_zero_number(start, i - start);
   return i;
 }
 
 // Walks `text`, calling on_lone(offset of the backslash) for each lone surrogate escape
-// and on_zero_exponent for each zero number with an exponent (number_token).
-template <class OnLone, class OnZeroExponent>
-JsonScan walk(std::string_view text, OnLone&& on_lone, OnZeroExponent&& on_zero_exponent) {
+// and on_zero_number for each zero written with a fraction or an exponent (number_token).
+template <class OnLone, class OnZeroNumber>
+JsonScan walk(std::string_view text, OnLone&& on_lone, OnZeroNumber&& on_zero_number) {
   JsonScan scan;
   std::size_t depth = 0;
   const char* data = text.data();
@@ -132,8 +145,8 @@ JsonScan walk(std::string_view text, OnLone&& on_lone, OnZeroExponent&& on_zero_
       case '8':
       case '9':
         i = number_token(text, i, [&](std::size_t at, std::size_t length) {
-          ++scan.zero_exponents;
-          on_zero_exponent(at, length);
+          ++scan.zero_numbers;
+          on_zero_number(at, length);
         });
         continue;
       default:
@@ -158,10 +171,15 @@ void replace_lone_surrogates(std::string& text) {
       [](std::size_t, std::size_t) {});
 }
 
-void zero_the_exponents_of_zeros(std::string& text) {
+// Same length, so the walk's view of the text stays valid: "-0.000e9" becomes "-0.0    ".
+void canonicalize_zeros(std::string& text) {
   walk(
       text, [](std::size_t) {},
-      [&](std::size_t at, std::size_t length) { text.replace(at, length, length, '0'); });
+      [&](std::size_t at, std::size_t length) {
+        const std::string_view zero = text[at] == '-' ? "-0.0" : "0.0";
+        text.replace(at, length, length, ' ');
+        text.replace(at, zero.size(), zero);
+      });
 }
 
 ParsedJson parse_json(std::string text) {
@@ -187,7 +205,7 @@ ParsedJson parse_json(std::string text, const JsonScan& scan) {
     return parsed;
   }
   if (scan.lone_surrogates > 0) replace_lone_surrogates(text);
-  if (scan.zero_exponents > 0) zero_the_exponents_of_zeros(text);
+  if (scan.zero_numbers > 0) canonicalize_zeros(text);
 
   // The text and the document that points into it live and die together.
   struct Owner {

@@ -12,10 +12,11 @@
 //    U+FFFD, the same for a lone high and a lone low surrogate. (RapidJSON would store
 //    a lone low surrogate as the invalid bytes ED B0 80 and reject a lone high one.)
 //    Pairs are read as the character they encode.
-//  - numbers whose digits are all zeros with an exponent ("0e90", "-0.0E+300"): their
-//    exponent digits are rewritten as zeros (the value is zero whatever the exponent).
-//    RapidJSON 1.1's exact-number path sends a zero significand through
-//    DiyFp::Normalize, which is undefined for zero: "0e90" was read as 7.07e72.
+//  - numbers whose value is zero written with a fraction or an exponent ("0e90",
+//    "-0.0E+300", "0.0000000000000000000000000") are rewritten in place as "0.0" or "-0.0"
+//    followed by spaces. RapidJSON 1.1's exact-number path sends a zero significand through
+//    DiyFp::Normalize, which is undefined for zero: "0e90" was read as 7.07e72, and 25
+//    zeros after the point as -1.37e-194.
 //
 // Threading: none; pure functions.
 #include <rapidjson/document.h>
@@ -36,7 +37,7 @@ struct JsonScan {
   std::size_t depth = 0;                  // deepest nesting of arrays and objects
   std::optional<std::size_t> nul_offset;  // the first NUL byte, if any
   std::size_t lone_surrogates = 0;        // escapes of unpaired surrogates
-  std::size_t zero_exponents = 0;         // zero numbers with an exponent ("0e90")
+  std::size_t zero_numbers = 0;           // zeros with a fraction or exponent ("0e90")
   // Every bracket closed, none closed that was not open, and no string left open. Text
   // that is not balanced is not JSON, however deep.
   bool balanced = true;
@@ -48,9 +49,9 @@ JsonScan scan_json(std::string_view text);
 
 // Rewrites each lone surrogate escape in `text` as "\uFFFD" (the same length).
 void replace_lone_surrogates(std::string& text);
-// Rewrites the exponent digits of each zero number with an exponent as zeros ("0e90" ->
-// "0e00"; the same length).
-void zero_the_exponents_of_zeros(std::string& text);
+// Rewrites each zero written with a fraction or an exponent as "0.0" or "-0.0" padded with
+// spaces to the same length ("0e90" -> "0.0 ", "-0.000" -> "-0.0  ").
+void canonicalize_zeros(std::string& text);
 
 // Parsed JSON and the text its strings point into (parsed in situ: no copy of strings).
 struct ParsedJson {

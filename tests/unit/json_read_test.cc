@@ -68,7 +68,24 @@ TEST(ParseJson, ZeroWithAnExponentIsZero) {
   EXPECT_EQ(d["e"].GetDouble(), 100.0);
   EXPECT_EQ(d["f"].GetDouble(), 5.0);
   EXPECT_STREQ(d["g"].GetString(), "0e90");  // strings are not numbers
-  EXPECT_EQ(scan_json(R"([0e90,"0e90",-0E1,0.1e5,10e2])").zero_exponents, 2u);
+  EXPECT_EQ(scan_json(R"([0e90,"0e90",-0E1,0.1e5,10e2,0.00,0,-0,00.0,0.])").zero_numbers, 3u);
+}
+
+// The same path read a zero with many zeros after the point as a tiny non-zero number of
+// either sign (25 zeros: -1.37e-194; found by the line fuzzer). Invalid tokens stay invalid.
+TEST(ParseJson, ZeroWithManyFractionDigitsIsZero) {
+  const std::string zeros(25, '0');
+  ParsedJson p = parse_json(R"({"a":0.)" + zeros + R"(,"b":-0.)" + zeros + zeros + R"(,"c":0.)" +
+                            zeros + R"(e-5})");
+  ASSERT_EQ(p.failure, ParsedJson::Failure::kNone) << p.error;
+  const auto& d = *p.document;
+  EXPECT_EQ(d["a"].GetDouble(), 0.0);
+  EXPECT_FALSE(std::signbit(d["a"].GetDouble()));
+  EXPECT_EQ(d["b"].GetDouble(), 0.0);
+  EXPECT_TRUE(std::signbit(d["b"].GetDouble()));
+  EXPECT_EQ(d["c"].GetDouble(), 0.0);
+  for (const char* invalid : {"[00.000000000000000000000000]", "[0.]", "[0e]", "[-.0]"})
+    EXPECT_EQ(parse_json(invalid).failure, ParsedJson::Failure::kSyntax) << invalid;
 }
 
 TEST(ParseJson, LoneSurrogatesAreReadAsReplacementCharacters) {
