@@ -118,11 +118,17 @@ void Session::on_read(const boost::system::error_code& ec, std::size_t n) {
   reading_ = false;
   if (state_ == State::kClosed) return;
   if (ec) {
-    // EOF or a reset: nobody is left to answer.
-    if (state_ == State::kPending || state_ == State::kResponding)
+    if (state_ == State::kPending) {
+      // Closing while the call runs is the client cancelling it.
       client_gone("the client closed the connection");
-    else
-      close();
+    } else if (ec == asio::error::eof &&
+               (state_ == State::kResponding || state_ == State::kRefusing) && !output_.empty()) {
+      // The client has sent all it will (a half-close) but may still read: the answer
+      // already queued is written first, then the connection closes (on_written).
+      keep_alive_ = false;
+    } else {
+      close();  // a reset, or nothing left to write: nobody is left to answer
+    }
     return;
   }
   input_.commit(n);

@@ -193,5 +193,21 @@ TEST(HttpCalls, AuditRecordsRemoteAndHttpStatusAlsoForRefusals) {
   EXPECT_EQ(records[2]["httpStatus"].GetInt(), 405);
 }
 
+// A client that half-closes once its answer has begun to arrive still gets all of it: the
+// end of its input is not a cancel once the response is written.
+TEST(HttpCalls, HalfCloseAfterTheAnswerBeganStillGetsAllOfIt) {
+  HttpHost host({"--max-output", "4M", tools()});
+  Client c(host.port(), /*receive_buffer=*/4096);
+  ASSERT_TRUE(c.send(post("/mcp", call_request("1", "flood", R"({"bytes":2000000})"))));
+  // The head is here; most of the 2 MB body cannot be, while we do not read.
+  ASSERT_TRUE(c.wait_for("HTTP/1.1 200"));
+  c.shutdown_send();
+  auto r = c.read_response(30s);
+  ASSERT_TRUE(r) << "the answer was cut off after " << c.received().size() << " bytes";
+  EXPECT_EQ(r->status, 200);
+  EXPECT_TRUE(is_call_result(r->body, false, "1"));
+  EXPECT_GT(r->body.size(), 2000000u);
+}
+
 }  // namespace
 }  // namespace mcpsh::testing::http

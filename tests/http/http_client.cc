@@ -75,6 +75,10 @@ void Client::close() {
   fd_ = -1;
 }
 
+void Client::shutdown_send() {
+  if (fd_ >= 0) ::shutdown(fd_, SHUT_WR);
+}
+
 bool Client::send(const std::string& bytes) {
   std::size_t done = 0;
   while (done < bytes.size()) {

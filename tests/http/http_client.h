@@ -62,6 +62,8 @@ class Client {
   // bytes that arrive meanwhile are kept.
   bool closed_by_server(std::chrono::milliseconds timeout = 20s);
   void close();
+  // Ends our sending side (a half-close): the server reads EOF, we can still read.
+  void shutdown_send();
   const std::string& received() const { return buffer_; }
 
  private:
