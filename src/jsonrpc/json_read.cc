@@ -172,11 +172,15 @@ void replace_lone_surrogates(std::string& text) {
 }
 
 // Same length, so the walk's view of the text stays valid: "-0.000e9" becomes "-0.0    ".
+// At least one space always follows the zero written, so that what followed the token
+// cannot join it: "0e0e93" (not JSON) becomes "0  e93" (still not JSON), never "0.0e93".
 void canonicalize_zeros(std::string& text) {
   walk(
       text, [](std::size_t) {},
       [&](std::size_t at, std::size_t length) {
-        const std::string_view zero = text[at] == '-' ? "-0.0" : "0.0";
+        const bool minus = text[at] == '-';
+        std::string_view zero = minus ? "-0.0" : "0.0";
+        if (zero.size() >= length) zero = minus ? "-0" : "0";  // decorated: never this short
         text.replace(at, length, length, ' ');
         text.replace(at, zero.size(), zero);
       });

@@ -14,9 +14,9 @@
 //    Pairs are read as the character they encode.
 //  - numbers whose value is zero written with a fraction or an exponent ("0e90",
 //    "-0.0E+300", "0.0000000000000000000000000") are rewritten in place as "0.0" or "-0.0"
-//    followed by spaces. RapidJSON 1.1's exact-number path sends a zero significand through
-//    DiyFp::Normalize, which is undefined for zero: "0e90" was read as 7.07e72, and 25
-//    zeros after the point as -1.37e-194.
+//    followed by spaces ("0" or "-0" when the token is too short for that and a space).
+//    RapidJSON 1.1's exact-number path sends a zero significand through DiyFp::Normalize, which is
+//    undefined for zero: "0e90" was read as 7.07e72, and 25 zeros after the point as -1.37e-194.
 //
 // Threading: none; pure functions.
 #include <rapidjson/document.h>
@@ -50,7 +50,7 @@ JsonScan scan_json(std::string_view text);
 // Rewrites each lone surrogate escape in `text` as "\uFFFD" (the same length).
 void replace_lone_surrogates(std::string& text);
 // Rewrites each zero written with a fraction or an exponent as "0.0" or "-0.0" padded with
-// spaces to the same length ("0e90" -> "0.0 ", "-0.000" -> "-0.0  ").
+// spaces to the same length ("0e90" -> "0.0 ", "-0.000" -> "-0.0  "; "0e0" -> "0  ").
 void canonicalize_zeros(std::string& text);
 
 // Parsed JSON and the text its strings point into (parsed in situ: no copy of strings).
