@@ -223,11 +223,15 @@ ParsedJson parse_json(std::string text, const JsonScan& scan) {
   // past its terminating NUL. The padding keeps every such read inside the buffer; the scan
   // above already refused NULs of the text itself.
   owner->text.append(4, '\0');
-  // Exact numbers; invalid UTF-8 is an error (it could not be echoed). Iterative: parsing
-  // never recurses. In situ: strings are decoded where they are, without a copy.
+  // Invalid UTF-8 is an error (it could not be echoed). Iterative: parsing never recurses.
+  // In situ: strings are decoded where they are, without a copy. Numbers take RapidJSON's
+  // normal path (exact up to 15 significant digits, within an ULP or two beyond): its
+  // full-precision path (StrtodDiyFp) overflows its significand on digits such as
+  // "18446744073709551615" followed by a 5 or more, and read 18446744073709551615.7 as
+  // -2.5e263 (found by the line fuzzer).
   owner->document
-      .ParseInsitu<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseValidateEncodingFlag |
-                   rapidjson::kParseIterativeFlag>(owner->text.data());
+      .ParseInsitu<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag>(
+          owner->text.data());
   if (owner->document.HasParseError()) {
     parsed.failure = ParsedJson::Failure::kSyntax;
     parsed.error = std::string(rapidjson::GetParseError_En(owner->document.GetParseError())) +

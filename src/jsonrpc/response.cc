@@ -87,7 +87,7 @@ std::string notification_line(std::string_view method, const rapidjson::Value& p
 
 std::string pretty_json(std::string_view json) {
   rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseFullPrecisionFlag>(json.data(), json.size());
+  doc.Parse(json.data(), json.size());  // the normal number path (see json_read.cc)
   rapidjson::StringBuffer buffer;
   rapidjson::PrettyWriter<rapidjson::StringBuffer> writer(buffer);
   writer.SetIndent(' ', 2);

@@ -91,6 +91,21 @@ TEST(ParseJson, ZeroWithManyFractionDigitsIsZero) {
     EXPECT_EQ(parse_json(invalid).failure, ParsedJson::Failure::kSyntax) << invalid;
 }
 
+// RapidJSON's full-precision path overflowed its significand on these digits (2^64-1 then
+// a digit of 5 or more) and read them as numbers of the wrong size and sign (found by the
+// line fuzzer): 18446744073709551615.7 was -2.5e263.
+TEST(ParseJson, SignificandOfTwoToThe64IsReadAsItsValue) {
+  ParsedJson p = parse_json(
+      "[0.000001844674407370955161574643709551615,18446744073709551615.7,"
+      "1844674407370955161574643709551615,-18446744073709551615.5]");
+  ASSERT_EQ(p.failure, ParsedJson::Failure::kNone) << p.error;
+  const auto& a = p.document->GetArray();
+  EXPECT_NEAR(a[0].GetDouble(), 1.8446744073709552e-6, 1e-20);
+  EXPECT_NEAR(a[1].GetDouble(), 1.8446744073709552e19, 1e5);
+  EXPECT_NEAR(a[2].GetDouble(), 1.8446744073709552e33, 1e19);
+  EXPECT_NEAR(a[3].GetDouble(), -1.8446744073709552e19, 1e5);
+}
+
 TEST(ParseJson, LoneSurrogatesAreReadAsReplacementCharacters) {
   EXPECT_EQ(parsed_string(R"("\udc00")"), kFffd);
   EXPECT_EQ(parsed_string(R"("\ud800")"), kFffd);
