@@ -24,7 +24,16 @@ int check(const Options& options) {
       if (p.where == t.name) ok = false;
     std::cout << (ok ? "ok: " : "not served: ") << t.name << " (" << t.script << ")\n";
   }
-  std::cout << host.catalog.tools.size() << " tool(s), " << errors << " error(s), " << warnings
+  for (const auto& r : host.catalog.resources) {
+    bool ok = true;
+    for (const auto& p : host.server->problems())
+      if (p.where == "resource_" + r.name) ok = false;
+    std::cout << (ok ? "ok: " : "not served: ") << "resource " << r.name << " " << r.uri << " ("
+              << r.script << ")\n";
+  }
+  for (const auto& p : host.catalog.prompts)
+    std::cout << "ok: prompt " << p.name << " (" << p.script << ")\n";
+  std::cout << offer_summary(host.catalog) << ", " << errors << " error(s), " << warnings
             << " warning(s)\n";
   return fatal || errors > 0 ? 1 : 0;
 }

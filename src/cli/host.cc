@@ -70,11 +70,20 @@ std::vector<discovery::Problem> all_problems(const Host& host) {
   return problems;
 }
 
+std::string offer_summary(const discovery::Catalog& catalog) {
+  std::string out = std::to_string(catalog.tools.size()) + " tool(s)";
+  if (!catalog.resources.empty())
+    out += ", " + std::to_string(catalog.resources.size()) + " resource(s)";
+  if (!catalog.prompts.empty()) out += ", " + std::to_string(catalog.prompts.size()) + " prompt(s)";
+  return out;
+}
+
 mcp::CoreOptions core_options(const Options& options) {
   mcp::CoreOptions o;
   o.limits = options.limits;
   o.max_concurrency = options.max_concurrency;
   o.heartbeat = options.heartbeat;
+  o.resource_dirs = options.resource_dirs;
   return o;
 }
 

@@ -57,6 +57,9 @@ inline constexpr auto kShutdownGrace = std::chrono::milliseconds(1000);
 // "SIGTERM" for SIGTERM, and so on for the signals that stop the host.
 std::string signal_name(int sig);
 
+// "3 tool(s), 1 resource(s), 2 prompt(s)": what the scripts offer, for logs and check.
+std::string offer_summary(const discovery::Catalog& catalog);
+
 // Every problem found by discovery and by the server (schemas), in order.
 std::vector<discovery::Problem> all_problems(const Host& host);
 

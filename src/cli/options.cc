@@ -183,6 +183,8 @@ po::options_description described() {
                                                "debug, info, warning, error, off (default info)")(
       "audit-log", po::value<std::string>()->value_name("FILE"),
       "append one JSON line per request to FILE")(
+      "resource-dir", po::value<std::vector<std::string>>()->value_name("DIR"),
+      "publish the files under DIR as read-only resources (file:// URIs), repeatable")(
       "tool", po::value<std::string>()->value_name("NAME"), "call: the tool to call")(
       "args", po::value<std::string>()->value_name("JSON"),
       "call: the arguments object (default {})");
@@ -324,6 +326,8 @@ ParseResult parse_options(int argc, char** argv) {
     o.log_level = *level;
   }
   if (vm.count("audit-log")) o.audit_log = vm["audit-log"].as<std::string>();
+  if (vm.count("resource-dir"))
+    o.resource_dirs = vm["resource-dir"].as<std::vector<std::string>>();
   if (vm.count("tool")) o.tool = vm["tool"].as<std::string>();
   if (vm.count("args")) o.args_json = vm["args"].as<std::string>();
   o.http = vm.count("http") > 0;

@@ -27,6 +27,7 @@ struct Options {
   std::string log_file;
   diagnostics::Level log_level = diagnostics::Level::kInfo;
   std::string audit_log;
+  std::vector<std::string> resource_dirs;  // --resource-dir
   std::string tool;       // call
   std::string args_json;  // call
   bool show_help = false, show_version = false;

@@ -115,7 +115,7 @@ int serve(const Options& options) {
     log->error("cannot start: " + *error);
     return 1;
   }
-  log->info("serving " + std::to_string(host.catalog.tools.size()) + " tool(s) on stdio");
+  log->info("serving " + offer_summary(host.catalog) + " on stdio");
   host.server->start_warm();
 
   bool paused = false;

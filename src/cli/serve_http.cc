@@ -73,7 +73,7 @@ int serve_http(const Options& options) {
     log->error("cannot start: " + *error);
     return 1;
   }
-  log->info("serving " + std::to_string(host.catalog.tools.size()) + " tool(s); listening on " +
+  log->info("serving " + offer_summary(host.catalog) + "; listening on " +
             server.url());
 
   bool stopping = false;

@@ -1,5 +1,6 @@
 #pragma once
-// The result of discovery: which tools exist, where they live, what they advertise.
+// The result of discovery: which tools, resources, prompts and completers exist, where
+// they live, what they advertise.
 // Immutable once built; the protocol unit renders it. JSON travels as compact text so
 // that this header carries no JSON library.
 #include <chrono>
@@ -18,6 +19,41 @@ struct ToolEntry {
   // listed (the file is the list) but calling it is an invalid-params error.
   bool implemented = true;
   std::optional<std::chrono::milliseconds> timeout;  // from the comment tag @timeout
+};
+
+// A resource_<name> function: reading its URI (or a URI its template matches) runs it.
+struct ResourceEntry {
+  std::string name;    // resource_<name> is the function
+  std::string script;  // absolute path of the script to source for a read
+  // @uri as written: a URI, or a URI template (RFC 6570) when it has an expression. The
+  // protocol unit compiles templates (and drops a resource whose template is invalid).
+  std::string uri;
+  bool is_template = false;
+  // The MCP Resource object (uri) or ResourceTemplate object (uriTemplate), compact JSON.
+  std::string definition_json;
+  std::string mime;  // @mime, "" when not given
+  std::optional<std::chrono::milliseconds> timeout;
+};
+
+struct PromptArgument {
+  std::string name;
+  bool required = true;
+};
+
+// A prompt_<name> function: prompts/get runs it; its output is the prompt's messages.
+struct PromptEntry {
+  std::string name;
+  std::string script;
+  std::string definition_json;  // the MCP Prompt object
+  std::vector<PromptArgument> arguments;
+  std::optional<std::chrono::milliseconds> timeout;
+};
+
+// A complete_<name> function: completes the arguments of the prompt <name> and the
+// template variables of the resource <name>.
+struct CompleterEntry {
+  std::string name;
+  std::string script;
 };
 
 // Server-level metadata from an old-core config file (a server/discover body).
@@ -39,9 +75,13 @@ struct Problem {
 
 struct Catalog {
   std::vector<ToolEntry> tools;  // in list order
+  std::vector<ResourceEntry> resources;  // in list order (fixed URIs and templates)
+  std::vector<PromptEntry> prompts;      // in list order
+  std::vector<CompleterEntry> completers;
   std::optional<ServerProfile> profile;
   std::vector<Problem> problems;
-  // Set when the host must not start (e.g. two scripts define the same tool).
+  // Set when the host must not start (e.g. two scripts define the same tool, resource or
+  // prompt).
   bool fatal = false;
 };
 

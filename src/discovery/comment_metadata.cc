@@ -25,7 +25,7 @@ struct Line {
   std::string text;  // without the leading "#" and one space
 };
 
-std::vector<Line> comment_block(const std::vector<std::string>& lines, int function_line) {
+std::vector<Line> comment_lines(const std::vector<std::string>& lines, int function_line) {
   std::vector<Line> block;
   for (int i = function_line - 2; i >= 0 && i < static_cast<int>(lines.size()); --i) {
     std::string t = trim(lines[static_cast<std::size_t>(i)]);
@@ -39,37 +39,57 @@ std::vector<Line> comment_block(const std::vector<std::string>& lines, int funct
   return {block.rbegin(), block.rend()};
 }
 
-struct Tag {
-  int line;
-  std::string name, value;
-};
-
 const std::set<std::string> kTypes = {"string", "integer", "number", "boolean", "object", "array"};
 
 }  // namespace
 
-CommentMetadata metadata_from_comments(const std::string& tool_name,
-                                       const std::vector<std::string>& lines, int function_line) {
-  CommentMetadata out;
-  std::string description;
+CommentBlock read_comment_block(const std::vector<std::string>& lines, int function_line) {
+  CommentBlock out;
   bool pending_break = false;
-  std::vector<Tag> tags;
-  for (const Line& l : comment_block(lines, function_line)) {
+  for (const Line& l : comment_lines(lines, function_line)) {
     std::string t = trim(l.text);
     if (!t.empty() && t[0] == '@') {
       auto space = t.find_first_of(" \t");
-      tags.push_back({l.number, t.substr(1, space == std::string::npos ? space : space - 1),
-                      space == std::string::npos ? "" : trim(t.substr(space))});
-    } else if (!tags.empty()) {
-      tags.back().value += "\n" + t;  // continuation of a multi-line value
+      out.tags.push_back({l.number, t.substr(1, space == std::string::npos ? space : space - 1),
+                          space == std::string::npos ? "" : trim(t.substr(space))});
+    } else if (!out.tags.empty()) {
+      out.tags.back().value += "\n" + t;  // continuation of a multi-line value
     } else if (t.empty()) {
-      pending_break = !description.empty();
+      pending_break = !out.description.empty();
     } else {
-      if (!description.empty()) description += pending_break ? "\n" : " ";
-      description += t;
+      if (!out.description.empty()) out.description += pending_break ? "\n" : " ";
+      out.description += t;
       pending_break = false;
     }
   }
+  return out;
+}
+
+std::optional<std::chrono::milliseconds> parse_timeout_tag(const CommentTag& tag,
+                                                           std::vector<std::string>& errors) {
+  const std::string at = "line " + std::to_string(tag.line) + ": ";
+  char* end = nullptr;
+  double seconds = std::strtod(tag.value.c_str(), &end);
+  if (tag.value.empty() || *end != '\0' || !(seconds > 0) || !std::isfinite(seconds)) {
+    errors.push_back(at + "@timeout needs a positive number of seconds, got \"" + tag.value +
+                     "\"");
+    return std::nullopt;
+  }
+  // Checked before the conversion below, which is undefined for huge values; the same
+  // bound as --timeout.
+  constexpr double kMaxSeconds = 365.0 * 24 * 3600;
+  if (seconds > kMaxSeconds) {
+    errors.push_back(at + "@timeout must be at most 31536000 seconds (365 days), got \"" +
+                     tag.value + "\"");
+    return std::nullopt;
+  }
+  return std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000)));
+}
+
+CommentMetadata metadata_from_comments(const std::string& tool_name,
+                                       const std::vector<std::string>& lines, int function_line) {
+  CommentMetadata out;
+  auto [description, tags] = read_comment_block(lines, function_line);
 
   rapidjson::Document tool(rapidjson::kObjectType);
   auto& a = tool.GetAllocator();
@@ -77,7 +97,7 @@ CommentMetadata metadata_from_comments(const std::string& tool_name,
   rapidjson::Value properties(rapidjson::kObjectType), required(rapidjson::kArrayType);
   std::optional<rapidjson::Document> input, output, annotations;
   std::string title;
-  auto parse_json = [&](const Tag& tag) -> std::optional<rapidjson::Document> {
+  auto parse_json = [&](const CommentTag& tag) -> std::optional<rapidjson::Document> {
     rapidjson::Document d;
     d.Parse(tag.value.c_str());
     if (d.HasParseError()) {
@@ -94,7 +114,7 @@ CommentMetadata metadata_from_comments(const std::string& tool_name,
     return d;
   };
 
-  for (const Tag& tag : tags) {
+  for (const CommentTag& tag : tags) {
     const std::string at = "line " + std::to_string(tag.line) + ": ";
     if (tag.name == "title") {
       title = tag.value;
@@ -127,22 +147,7 @@ CommentMetadata metadata_from_comments(const std::string& tool_name,
     } else if (tag.name == "annotations") {
       annotations = parse_json(tag);
     } else if (tag.name == "timeout") {
-      char* end = nullptr;
-      double seconds = std::strtod(tag.value.c_str(), &end);
-      if (tag.value.empty() || *end != '\0' || !(seconds > 0) || !std::isfinite(seconds)) {
-        out.errors.push_back(at + "@timeout needs a positive number of seconds, got \"" +
-                             tag.value + "\"");
-        continue;
-      }
-      // Checked before the conversion below, which is undefined for huge values; the same
-      // bound as --timeout.
-      constexpr double kMaxSeconds = 365.0 * 24 * 3600;
-      if (seconds > kMaxSeconds) {
-        out.errors.push_back(at + "@timeout must be at most 31536000 seconds (365 days), got \"" +
-                             tag.value + "\"");
-        continue;
-      }
-      out.timeout = std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000)));
+      if (auto timeout = parse_timeout_tag(tag, out.errors)) out.timeout = timeout;
     } else {
       out.errors.push_back(at + "unknown tag @" + tag.name);
     }

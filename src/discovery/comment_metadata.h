@@ -22,6 +22,23 @@
 
 namespace mcpsh::discovery {
 
+// The comment block above a function: its description and its @tags, each with the
+// 1-based line it starts on (a tag's value may continue on the following # lines).
+struct CommentTag {
+  int line;
+  std::string name, value;
+};
+struct CommentBlock {
+  std::string description;
+  std::vector<CommentTag> tags;
+};
+CommentBlock read_comment_block(const std::vector<std::string>& lines, int function_line);
+
+// @timeout SECONDS: nullopt, with a "line N: ..." error appended, when it is not a positive
+// number of seconds up to 365 days.
+std::optional<std::chrono::milliseconds> parse_timeout_tag(const CommentTag& tag,
+                                                           std::vector<std::string>& errors);
+
 struct CommentMetadata {
   std::string definition_json;  // the MCP Tool object
   std::optional<std::chrono::milliseconds> timeout;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "discovery/comment_metadata.h"
+#include "discovery/entry_metadata.h"
 #include "discovery/oldcore_files.h"
 #include "discovery/script_probe.h"
 #include "execution/runner.h"
@@ -133,6 +134,45 @@ std::string resolve(const std::string& path) {
   return fs::absolute(path, ec).lexically_normal().string();
 }
 
+// The resource_, prompt_ and complete_ functions of one script, described by their comment
+// blocks. A function whose metadata is broken is not served (its problems say why).
+template <typename Claim>
+void add_other_entries(Catalog& catalog, const std::vector<FunctionSite>& functions,
+                       const std::string& script, FileLines& files, Claim& claim) {
+  for (const auto& f : functions) {
+    auto underscore = f.name.find('_');
+    std::string kind = f.name.substr(0, underscore);
+    if (kind == "tool") continue;
+    std::string name = f.name.substr(underscore + 1);
+    const std::string where = f.file + ":" + std::to_string(f.line);
+    if (!valid_tool_name(name)) {
+      catalog.problems.push_back({Severity::kWarning, where,
+                                  "function " + f.name + " is not served: " + kind +
+                                      " names use only [A-Za-z0-9_.-]"});
+      continue;
+    }
+    const auto* lines = files.get(f.file);
+    auto report = [&](const std::vector<std::string>& errors) {
+      for (const auto& e : errors)
+        catalog.problems.push_back({Severity::kError, f.file, kind + " " + name + ", " + e});
+      return errors.empty();
+    };
+    if (kind == "resource") {
+      ResourceMetadata meta = resource_from_comments(name, *lines, f.line);
+      if (!report(meta.errors) || !claim(f.name, script)) continue;
+      meta.entry.script = script;
+      catalog.resources.push_back(std::move(meta.entry));
+    } else if (kind == "prompt") {
+      PromptMetadata meta = prompt_from_comments(name, *lines, f.line);
+      if (!report(meta.errors) || !claim(f.name, script)) continue;
+      meta.entry.script = script;
+      catalog.prompts.push_back(std::move(meta.entry));
+    } else if (kind == "complete") {
+      if (claim(f.name, script)) catalog.completers.push_back({name, script});
+    }
+  }
+}
+
 }  // namespace
 
 Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
@@ -150,6 +190,20 @@ Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
       catalog.problems.push_back(
           {Severity::kError, name,
            "tool \"" + name + "\" is defined by both " + it->second + " and " + script});
+      catalog.fatal = true;
+      return false;
+    }
+    return fresh;
+  };
+
+  // Resources, prompts and completers: one namespace per kind, as for tools.
+  std::map<std::string, std::string> other_defined_by;
+  auto claim_other = [&](const std::string& kind_and_name, const std::string& script) {
+    auto [it, fresh] = other_defined_by.emplace(kind_and_name, script);
+    if (!fresh && it->second != script) {
+      catalog.problems.push_back({Severity::kError, kind_and_name,
+                                  kind_and_name + " is defined by both " + it->second + " and " +
+                                      script});
       catalog.fatal = true;
       return false;
     }
@@ -180,6 +234,7 @@ Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
     });
     std::map<std::string, const FunctionSite*> by_tool;
     for (const auto& f : functions) {
+      if (f.name.rfind("tool_", 0) != 0) continue;
       std::string name = f.name.substr(5);
       if (!valid_tool_name(name)) {
         catalog.problems.push_back(
@@ -230,6 +285,7 @@ Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
       }
     } else {
       for (const auto& f : functions) {
+        if (f.name.rfind("tool_", 0) != 0) continue;
         std::string name = f.name.substr(5);
         if (!by_tool.count(name)) continue;
         const auto* lines = files.get(f.file);
@@ -241,6 +297,8 @@ Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
         catalog.tools.push_back({name, r.script, meta.definition_json, true, meta.timeout});
       }
     }
+
+    add_other_entries(catalog, functions, r.script, files, claim_other);
 
     if (!catalog.profile) {
       std::string config = options.config_file.value_or(r.report.config_file);

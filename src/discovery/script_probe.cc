@@ -47,7 +47,7 @@ builtin shopt -u expand_aliases
 unset POSIXLY_CORRECT
 builtin printf 'status %s\n' "$__mcp_status"
 builtin shopt -s extdebug
-__mcp_fns=$(builtin compgen -A function tool_)
+__mcp_fns=$(for __mcp_p in tool_ resource_ prompt_ complete_; do builtin compgen -A function "$__mcp_p"; done)
 builtin mapfile -t __mcp_fns <<<"$__mcp_fns"
 for __mcp_f in "${__mcp_fns[@]}"; do
   if [[ -n $__mcp_f ]]; then builtin printf 'fn '; builtin declare -F -- "$__mcp_f"; fi

@@ -19,7 +19,7 @@
 namespace mcpsh::discovery {
 
 struct FunctionSite {
-  std::string name;  // tool_<...>
+  std::string name;  // tool_<...>, resource_<...>, prompt_<...> or complete_<...>
   int line = 0;      // 1-based line of the definition
   std::string file;  // the file that defines it (may be a file the script sourced)
 };

@@ -159,7 +159,7 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
   }
 
   // Hands the call to a process waiting on fd 3: the arguments into its fd 5 file, then
-  // the tool name. Either way the host's ends are closed: a process that did not get its
+  // the function's name. Either way the host's ends are closed: a process that did not get its
   // call sees end of file on fd 3 and exits. nullopt on success, else what failed.
   // The file offset stays 0: the child reads the file from its start.
   static std::optional<Failure> hand_over(Waiting& w, const ToolLaunch& launch) {
@@ -169,7 +169,7 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
     auto error = write_all(w.arguments.fd, arguments, true, "writing the arguments");
     w.arguments.reset();
     if (!error)
-      error = write_all(w.control.fd, launch.tool + "\n", false, "handing the call to bash");
+      error = write_all(w.control.fd, launch.function + "\n", false, "handing the call to bash");
     w.control.reset();
     return error;
   }

@@ -164,7 +164,7 @@ __mcp_posix=$SHELLOPTS __mcp_shopts=$BASHOPTS
 POSIXLY_CORRECT=y
 unset -f builtin
 # fd 3 closed without a call: the host no longer needs us.
-if ! IFS= TMOUT= builtin read -r __mcp_tool <&3; then exit 0; fi
+if ! IFS= TMOUT= builtin read -r __mcp_function <&3; then exit 0; fi
 __mcp_args=$(< /dev/fd/5)
 exec 3<&- 5<&-
 if [[ :$__mcp_posix: != *:posix:* ]]; then
@@ -173,7 +173,7 @@ if [[ :$__mcp_posix: != *:posix:* ]]; then
   if [[ :$__mcp_shopts: == *:inherit_errexit:* ]]; then builtin shopt -s inherit_errexit; fi
   if [[ :$__mcp_shopts: == *:expand_aliases:* ]]; then builtin shopt -s expand_aliases; fi
 fi
-"tool_$__mcp_tool" "$__mcp_args"
+"$__mcp_function" "$__mcp_args"
 })BASH";
 }
 

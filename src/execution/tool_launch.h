@@ -1,9 +1,10 @@
 #pragma once
 // How a tool call becomes a process: `bash -p -c BOOTSTRAP _ SCRIPT` sources the script
 // (its top-level output sent to stderr, stdin /dev/null), then waits on fd 3 for exactly
-// one call: a line with the tool name. The call's arguments are in fd 5, a file of the
-// process's own that the host fills before writing that line. The bootstrap reads them,
-// closes fds 3 and 5 and runs tool_<name> "$args". Knows bash, not MCP.
+// one call: a line with the function to run (tool_<name>, resource_<name>, prompt_<name> or
+// complete_<name>). The call's arguments are in fd 5, a file of the process's own that the
+// host fills before writing that line. The bootstrap reads them, closes fds 3 and 5 and
+// runs FUNCTION "$args". Knows bash, not MCP.
 //
 // The bootstrap is immune to what the script and the environment set: exported functions
 // and SHELLOPTS/BASHOPTS from the environment are not imported (-p), it calls builtins as
@@ -22,13 +23,15 @@ namespace mcpsh::execution {
 
 struct ToolLaunch {
   std::string script;          // absolute path of the script that defines the tool
-  std::string tool;            // name without the tool_ prefix (already validated)
+  // The function to run, with its prefix: tool_<name>, resource_<name>, prompt_<name> or
+  // complete_<name>, the name already validated ([A-Za-z0-9_.-]).
+  std::string function;
   std::string arguments_json;  // the call's arguments object, compact JSON
   Limits limits;
 };
 
 // The spec for one bootstrap process; the caller sets spec.fd3 to the read end of the
-// pipe it will write the tool name to, and spec.fd5 to the file holding the arguments
+// pipe it will write the function's name to, and spec.fd5 to the file holding the arguments
 // (read from offset 0; compact JSON, so no trailing newline to lose).
 LaunchSpec make_tool_launch(const std::string& bash, const std::string& script,
                             const Limits& limits);

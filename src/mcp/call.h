@@ -1,6 +1,8 @@
 #pragma once
-// One tool call from acceptance to its answer: what runs, for whom, and what it has
-// reported so far. Owned by shared_ptr: the scheduler and the runner's callbacks share it.
+// One run of a script function from acceptance to its answer — a tool call, or the
+// function behind a resources/read, prompts/get or completion/complete: what runs, for
+// whom, and what it has reported so far. Owned by shared_ptr: the scheduler and the
+// runner's callbacks share it.
 #include <memory>
 #include <optional>
 
@@ -9,7 +11,7 @@
 #include "jsonrpc/message.h"
 #include "mcp/connection.h"
 #include "mcp/exchange.h"
-#include "mcp/tool_registry.h"
+#include "mcp/offering.h"
 #include "mcp/tool_result.h"
 
 namespace mcpsh::mcp {
@@ -33,10 +35,18 @@ struct ProgressState {
   Clock::time_point last_report;
 };
 
+// Which method a Call answers; its answer is shaped accordingly.
+enum class CallKind { kTool, kResource, kPrompt, kCompletion };
+
 struct Call {
   ConnectionPtr connection;
   Exchange exchange;  // exchange.id is set
-  const RegisteredTool* tool = nullptr;
+  CallKind kind = CallKind::kTool;
+  // What was served when the call was accepted: it finishes on that, after a reload too.
+  std::shared_ptr<const Offering> offering;
+  const RegisteredTool* tool = nullptr;  // kTool, in offering
+  std::string uri, mime;                 // kResource: the URI read, the declared type
+  std::string description;               // kPrompt: the prompt's description
   execution::ToolLaunch launch;
   ProgressState progress;
   std::optional<execution::RunId> run;  // set once started
@@ -44,6 +54,8 @@ struct Call {
   ToolContent content;                  // blocks sent on the side channel, in order
 
   CallKey key() const { return {connection.get(), *exchange.id}; }
+  // Who runs, for logs: the tool's name, or the function (resource_x, prompt_x, ...).
+  const std::string& label() const { return kind == CallKind::kTool ? exchange.tool : launch.function; }
 };
 
 }  // namespace mcpsh::mcp

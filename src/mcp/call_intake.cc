@@ -42,7 +42,7 @@ std::variant<CallPlan, CallRefusal, ShapedResult> take_call(const rapidjson::Val
           "invalid_arguments");
   }
   CallPlan plan{tool,
-                {tool->entry.script, tool->entry.name,
+                {tool->entry.script, "tool_" + tool->entry.name,
                  arguments ? jsonrpc::to_json(*arguments) : "{}", defaults}};
   if (tool->entry.timeout) plan.launch.limits.timeout = *tool->entry.timeout;
   return plan;

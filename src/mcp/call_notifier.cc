@@ -9,7 +9,7 @@ namespace mcpsh::mcp {
 
 namespace {
 std::string tag(const Call& call) {
-  return "[" + call.exchange.id->json + " " + call.launch.tool + "] ";
+  return "[" + call.exchange.id->json + " " + call.label() + "] ";
 }
 }  // namespace
 
@@ -43,7 +43,7 @@ void CallNotifier::on_event(Call& call, const execution::ChannelEvent& event,
       rapidjson::Document params(rapidjson::kObjectType);
       auto& a = params.GetAllocator();
       params.AddMember("level", rapidjson::StringRef(log_level_name(level)), a);
-      params.AddMember("logger", rapidjson::Value(call.launch.tool.c_str(), a), a);
+      params.AddMember("logger", rapidjson::Value(call.label().c_str(), a), a);
       params.AddMember("data", rapidjson::Value(l->message.c_str(), a), a);
       call.connection->send(jsonrpc::notification_line("notifications/message", params),
                             Outgoing{Outgoing::Kind::kNotification, std::nullopt});

@@ -10,13 +10,24 @@ namespace mcpsh::mcp {
 
 namespace {
 
-constexpr std::array<MethodSpec, 6> kMethods = {{
+// Resources, prompts and completion exist in both eras; the core answers -32601 for
+// those the scripts offer nothing of (their capability is not advertised).
+constexpr std::array<MethodSpec, 15> kMethods = {{
     {"initialize", MethodId::kInitialize, false, false},
     {"server/discover", MethodId::kDiscover, true, true},
     {"tools/list", MethodId::kToolsList, true, true},
     {"tools/call", MethodId::kToolsCall, true, true},
     {"ping", MethodId::kPing, false, true},
     {"logging/setLevel", MethodId::kSetLevel, false, true},
+    {"resources/list", MethodId::kResourcesList, true, true},
+    {"resources/templates/list", MethodId::kResourceTemplatesList, true, true},
+    {"resources/read", MethodId::kResourcesRead, true, true},
+    {"prompts/list", MethodId::kPromptsList, true, true},
+    {"prompts/get", MethodId::kPromptsGet, true, true},
+    {"completion/complete", MethodId::kComplete, true, true},
+    {"subscriptions/listen", MethodId::kListen, true, false},
+    {"resources/subscribe", MethodId::kSubscribe, false, true},
+    {"resources/unsubscribe", MethodId::kUnsubscribe, false, true},
 }};
 
 // Legacy requests carry only a progressToken in _meta; the rest comes from the session.

@@ -20,7 +20,23 @@
 
 namespace mcpsh::mcp {
 
-enum class MethodId { kInitialize, kDiscover, kToolsList, kToolsCall, kPing, kSetLevel };
+enum class MethodId {
+  kInitialize,
+  kDiscover,
+  kToolsList,
+  kToolsCall,
+  kPing,
+  kSetLevel,
+  kResourcesList,
+  kResourceTemplatesList,
+  kResourcesRead,
+  kPromptsList,
+  kPromptsGet,
+  kComplete,
+  kListen,
+  kSubscribe,
+  kUnsubscribe,
+};
 
 struct MethodSpec {
   std::string_view name;

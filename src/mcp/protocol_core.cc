@@ -7,6 +7,8 @@
 #include "jsonrpc/response.h"
 #include "mcp/call_intake.h"
 #include "mcp/call_response.h"
+#include "mcp/core_request.h"
+#include "mcp/function_results.h"
 #include "mcp/method_table.h"
 #include "mcp/mirrored_headers.h"
 #include "mcp/protocol_versions.h"
@@ -15,13 +17,6 @@ namespace mcpsh::mcp {
 
 using jsonrpc::Message;
 
-struct ProtocolCore::Request {
-  ConnectionPtr from;
-  Exchange exchange;
-  MethodId method;
-  std::shared_ptr<rapidjson::Document> document;  // owns params
-  const rapidjson::Value* params = nullptr;
-};
 
 ProtocolCore::ProtocolCore(const discovery::Catalog& catalog, execution::CallRunner& runner,
                            CoreOptions options, WakeupSource& time, diagnostics::Log& log,
@@ -31,10 +26,7 @@ ProtocolCore::ProtocolCore(const discovery::Catalog& catalog, execution::CallRun
       time_(time),
       log_(log),
       audit_(std::move(audit)),
-      registry_(catalog, problems_),
-      profile_(catalog.profile),
-      discover_result_(profile_.discover_result_json()),
-      list_result_(profile_.list_result_json(registry_.tools_json())),
+      offering_(std::make_shared<Offering>(catalog, options_.resource_dirs, options_.live)),
       notifier_(log),
       // The hooks reach this core; they live in the scheduler's state, which this core
       // owns and the runner's callbacks only reference weakly.
@@ -79,8 +71,9 @@ void ProtocolCore::unanswered(const Exchange& x, AuditRecord facts) {
 }
 
 void ProtocolCore::finished(Call& call, execution::Outcome outcome) {
+  if (call.kind != CallKind::kTool) return finished_function(call, std::move(outcome));
   ShapedResult shaped =
-      shape_tool_result(call.launch.tool, outcome, call.launch.limits,
+      shape_tool_result(call.tool->entry.name, outcome, call.launch.limits,
                         call.tool->output ? &*call.tool->output : nullptr, call.content);
   AuditRecord facts;
   facts.is_error = shaped.is_error;
@@ -91,7 +84,7 @@ void ProtocolCore::finished(Call& call, execution::Outcome outcome) {
   facts.timed_out = outcome.ending == execution::Ending::kTimedOut;
   facts.truncated = outcome.stdout_truncated();
   answer(*call.connection, call.exchange,
-         call_result_line(*call.exchange.id, call.exchange.meta, shaped, profile_),
+         call_result_line(*call.exchange.id, call.exchange.meta, shaped, call.offering->profile),
          std::move(facts));
 }
 
@@ -136,7 +129,7 @@ Handled ProtocolCore::handle(const ConnectionPtr& from, std::string line) {
   const CallKey key{from.get(), *m.id};
   // An id in use by a call in flight is refused whatever the method, so that no other
   // result is ever sent for that id while the call runs.
-  if (scheduler_.busy(key)) {
+  if (scheduler_.busy(key) || subscriptions_.listening(key)) {
     refuse(*from, x, jsonrpc::kInvalidRequest,
            "Invalid Request: id " + m.id->json + " is already in use by a call in progress");
     return Handled::kAnswered;
@@ -167,7 +160,7 @@ Handled ProtocolCore::handle(const ConnectionPtr& from, std::string line) {
   x.meta = std::move(route.meta);
   if (modern_over_http) {
     auto header_params = [this](std::string_view tool) -> const std::vector<HeaderParam>* {
-      const auto* found = registry_.find(tool);
+      const auto* found = offering_->tools.find(tool);
       return found ? &found->header_params : nullptr;
     };
     if (auto no = check_mirrored_body(*from->mirrored, m.method, m.params, header_params)) {
@@ -177,8 +170,9 @@ Handled ProtocolCore::handle(const ConnectionPtr& from, std::string line) {
   }
   Request r{from, std::move(x), route.method->id, std::move(m.document), m.params};
   dispatch(r);
-  // Every method but a tools/call that was accepted answers at once.
-  return scheduler_.busy(key) ? Handled::kPending : Handled::kAnswered;
+  // Every method but an accepted call or listen request answers at once.
+  return scheduler_.busy(key) || subscriptions_.listening(key) ? Handled::kPending
+                                                               : Handled::kAnswered;
 }
 
 void ProtocolCore::dispatch(Request& r) {
@@ -192,10 +186,10 @@ void ProtocolCore::dispatch(Request& r) {
     case MethodId::kInitialize:
       return handle_initialize(r);
     case MethodId::kDiscover:
-      return ok(discover_result_);
+      return ok(offering_->discover_result);
     case MethodId::kToolsList:
-      ok(r.exchange.meta.legacy ? legacy_list_result(r.exchange.meta.protocol_version)
-                                : list_result_);
+      ok(r.exchange.meta.legacy ? offering_->legacy_list_result(r.exchange.meta.protocol_version)
+                                : offering_->list_result);
       return warm_once();
     case MethodId::kToolsCall:
       return handle_tools_call(r);
@@ -203,6 +197,26 @@ void ProtocolCore::dispatch(Request& r) {
       return ok("{}");
     case MethodId::kSetLevel:
       return handle_set_level(r);
+    case MethodId::kResourcesList:
+      return handle_list(r, "resources", offering_->resources.resources_json(),
+                         offering_->resources_result);
+    case MethodId::kResourceTemplatesList:
+      return handle_list(r, "resourceTemplates", offering_->resources.templates_json(),
+                         offering_->templates_result);
+    case MethodId::kResourcesRead:
+      return handle_read(r);
+    case MethodId::kPromptsList:
+      return handle_list(r, "prompts", offering_->prompts.prompts_json(), offering_->prompts_result);
+    case MethodId::kPromptsGet:
+      return handle_prompt(r);
+    case MethodId::kComplete:
+      return handle_complete(r);
+    case MethodId::kListen:
+      return handle_listen(r);
+    case MethodId::kSubscribe:
+      return handle_subscribe(r, true);
+    case MethodId::kUnsubscribe:
+      return handle_subscribe(r, false);
   }
 }
 
@@ -211,7 +225,11 @@ void ProtocolCore::on_notification(const ConnectionPtr& from, const Message& m) 
     if (!m.params) return;
     auto it = m.params->FindMember("requestId");
     if (it == m.params->MemberEnd()) return;
-    if (auto id = jsonrpc::to_request_id(it->value)) scheduler_.cancel(CallKey{from.get(), *id});
+    if (auto id = jsonrpc::to_request_id(it->value)) {
+      // A cancelled listen stream gets no answer, as a cancelled call does not.
+      if (subscriptions_.cancel(CallKey{from.get(), *id})) return;
+      scheduler_.cancel(CallKey{from.get(), *id});
+    }
     return;
   }
   log_.debug("notification " + m.method);
@@ -240,11 +258,14 @@ void ProtocolCore::handle_initialize(Request& r) {
   r.exchange.meta.protocol_version = chosen;
   r.exchange.meta.client_name = session.client_name;
   r.from->legacy = std::move(session);
+  // A connection that lasts (stdio) hears of list changes; an HTTP exchange ends with its
+  // answer.
+  if (!r.from->mirrored) subscriptions_.legacy_connection(r.from);
   log_.info("initialize: client asked for " + asked + ", serving legacy revision " + chosen);
   AuditRecord facts;
   facts.outcome = "ok";
   answer(*r.from, r.exchange,
-         jsonrpc::result_line_raw(*r.exchange.id, profile_.initialize_result_json(chosen)),
+         jsonrpc::result_line_raw(*r.exchange.id, offering_->profile.initialize_result_json(chosen)),
          std::move(facts));
 }
 
@@ -267,7 +288,7 @@ void ProtocolCore::handle_set_level(Request& r) {
 }
 
 void ProtocolCore::handle_tools_call(Request& r) {
-  auto taken = take_call(r.params, registry_, options_.limits, r.exchange);
+  auto taken = take_call(r.params, offering_->tools, options_.limits, r.exchange);
   if (auto* no = std::get_if<CallRefusal>(&taken))
     return refuse(*r.from, r.exchange, no->code, no->message);
   if (auto* invalid = std::get_if<ShapedResult>(&taken)) {
@@ -275,7 +296,7 @@ void ProtocolCore::handle_tools_call(Request& r) {
     facts.is_error = invalid->is_error;
     facts.outcome = invalid->outcome;
     return answer(*r.from, r.exchange,
-                  call_result_line(*r.exchange.id, r.exchange.meta, *invalid, profile_),
+                  call_result_line(*r.exchange.id, r.exchange.meta, *invalid, offering_->profile),
                   std::move(facts));
   }
   auto& plan = std::get<CallPlan>(taken);
@@ -287,6 +308,7 @@ void ProtocolCore::handle_tools_call(Request& r) {
   call->connection = r.from;
   call->exchange = std::move(r.exchange);
   call->tool = plan.tool;
+  call->offering = offering_;
   call->launch = std::move(plan.launch);
   scheduler_.submit(std::move(call));
   warm_once();
@@ -309,27 +331,10 @@ LegacySession ProtocolCore::stateless_session(const std::string& version) {
   return LegacySession{version, LogLevel::kDebug, ""};
 }
 
-const std::string& ProtocolCore::legacy_list_result(const std::string& version) {
-  auto it = legacy_lists_.find(version);
-  if (it == legacy_lists_.end())
-    it = legacy_lists_
-             .emplace(version,
-                      ServerProfileView::legacy_list_result_json(registry_.tools_json_for(version)))
-             .first;
-  return it->second;
-}
-
 void ProtocolCore::warm_once() {
   if (!warm_wanted_ || warmed_) return;
   warmed_ = true;
-  std::vector<std::string> scripts;
-  for (std::size_t i = 0; i < registry_.size(); ++i) {
-    const auto& entry = registry_.at(i).entry;
-    if (entry.implemented &&
-        std::find(scripts.begin(), scripts.end(), entry.script) == scripts.end())
-      scripts.push_back(entry.script);
-  }
-  runner_.warm(scripts);
+  runner_.warm(offering_->tool_scripts);
 }
 
 }  // namespace mcpsh::mcp

@@ -26,8 +26,8 @@
 #include "mcp/call_scheduler.h"
 #include "mcp/connection.h"
 #include "mcp/mirrored_headers.h"
-#include "mcp/server_profile.h"
-#include "mcp/tool_registry.h"
+#include "mcp/offering.h"
+#include "mcp/subscriptions.h"
 #include "mcp/wakeups.h"
 
 namespace mcpsh::diagnostics {
@@ -41,6 +41,10 @@ struct CoreOptions {
   std::size_t max_concurrency = 16;
   // A call with a progress token that reports nothing for this long gets a heartbeat.
   std::chrono::milliseconds heartbeat{5000};
+  // The catalog is watched and reloaded (replace_offering): list changes are announced.
+  bool live = false;
+  // Directories published as read-only resources (--resource-dir).
+  std::vector<std::string> resource_dirs;
 };
 
 // What handle() did with a line, for transports that answer every message (HTTP: 202 for
@@ -66,7 +70,18 @@ class ProtocolCore {
   // to it (an HTTP session ended): its calls are cancelled, as if the client had asked.
   void disconnected(const ConnectionPtr& connection) {
     scheduler_.cancel_connection(connection.get());
+    subscriptions_.drop_connection(connection.get());
   }
+
+  // Serves `offering` from now on (the scripts changed and were discovered again): calls in
+  // flight finish on the old one; listeners are told which lists changed.
+  void replace_offering(std::shared_ptr<const Offering> offering);
+  const Offering& offering() const { return *offering_; }
+  // What a resource depends on changed (@watch): its subscribers are told.
+  void resource_changed(const std::string& uri) { subscriptions_.resource_updated(uri); }
+  // The host is stopping: every open subscriptions/listen gets its closing result.
+  void end_subscriptions();
+  std::size_t open_subscriptions() const { return subscriptions_.open(); }
 
   CallScheduler& calls() { return scheduler_; }
   const CallScheduler& calls() const { return scheduler_; }
@@ -77,7 +92,7 @@ class ProtocolCore {
   // No more requests will come: pre-started processes are let go.
   void input_closed() { runner_.retire_warm(); }
   // Problems found while preparing the catalog (invalid schemas).
-  const std::vector<discovery::Problem>& problems() const { return problems_; }
+  const std::vector<discovery::Problem>& problems() const { return offering_->problems; }
 
  private:
   struct Request;
@@ -86,6 +101,23 @@ class ProtocolCore {
   void handle_initialize(Request& r);
   void handle_set_level(Request& r);
   void handle_tools_call(Request& r);
+  void handle_list(Request& r, std::string_view key, const std::string& items_json,
+                   const std::string& modern_result);
+  void handle_read(Request& r);
+  void handle_prompt(Request& r);
+  void handle_complete(Request& r);
+  void handle_listen(Request& r);
+  void handle_subscribe(Request& r, bool subscribe);
+  // Refuses (-32601) a method of a kind the scripts offer nothing of; true when it did.
+  bool unoffered(Request& r);
+  // Queues the run of a resource, prompt or completion function for `r`.
+  void submit_function(Request& r, std::shared_ptr<Call> call, const std::string& script,
+                       const std::string& function, std::string arguments_json,
+                       std::optional<std::chrono::milliseconds> timeout);
+  // A resources/read, prompts/get or completion/complete answered from a function's run.
+  void finished_function(Call& call, execution::Outcome outcome);
+  // Modern results: resultType and serverInfo (and cache hints where `cacheable`).
+  std::string result_line(const Exchange& x, rapidjson::Document& result, bool cacheable);
   void warm_once();
 
   // The answer path: every answered or dropped request passes here once.
@@ -98,8 +130,6 @@ class ProtocolCore {
   // A request whose mirrored HTTP headers disagree with it (mirrored_headers.h).
   void refuse_headers(Connection& to, Exchange& x, const HeaderRefusal& no);
   static LegacySession stateless_session(const std::string& version);
-  // The ListToolsResult of a legacy revision, rendered at its first use.
-  const std::string& legacy_list_result(const std::string& version);
   void finished(Call& call, execution::Outcome outcome);
 
   execution::CallRunner& runner_;
@@ -107,12 +137,9 @@ class ProtocolCore {
   WakeupSource& time_;
   diagnostics::Log& log_;
   Audit audit_;
-  std::vector<discovery::Problem> problems_;
-  ToolRegistry registry_;
-  ServerProfileView profile_;
-  std::string discover_result_, list_result_;
-  std::map<std::string, std::string, std::less<>> legacy_lists_;
+  std::shared_ptr<const Offering> offering_;  // what is served now
   CallNotifier notifier_;
+  Subscriptions subscriptions_;
   bool warm_wanted_ = false, warmed_ = false;
   CallScheduler scheduler_;  // last: its hooks use the members above
 };

@@ -1,6 +1,7 @@
 #include "mcp/server_profile.h"
 
 #include "jsonrpc/json_write.h"
+#include "jsonrpc/response.h"
 #include "mcp/protocol_versions.h"
 
 namespace mcpsh::mcp {
@@ -13,13 +14,48 @@ std::string quote(const std::string& text) {
 }
 }  // namespace
 
-ServerProfileView::ServerProfileView(const std::optional<discovery::ServerProfile>& p) {
+namespace {
+// The capabilities object with one for each kind offered that it does not name already.
+std::string with_offers(const std::string& capabilities, Offers offers) {
+  rapidjson::Document d;
+  d.Parse(capabilities.c_str(), capabilities.size());
+  if (d.HasParseError() || !d.IsObject()) return capabilities;
+  auto& a = d.GetAllocator();
+  auto add = [&](bool offered, const char* key, const char* value) {
+    if (!offered || d.HasMember(key)) return;
+    rapidjson::Document v(&a);
+    v.Parse(value);
+    d.AddMember(rapidjson::StringRef(key), rapidjson::Value(v, a), a);
+  };
+  add(offers.resources, "resources", R"({"subscribe":false,"listChanged":false})");
+  add(offers.prompts, "prompts", R"({"listChanged":false})");
+  add(offers.completions, "completions", "{}");
+  if (offers.live)
+    for (const char* key : {"tools", "resources", "prompts"}) {
+      auto it = d.FindMember(key);
+      if (it == d.MemberEnd() || !it->value.IsObject()) continue;
+      auto set = [&](const char* flag) {
+        if (it->value.HasMember(flag))
+          it->value[flag].SetBool(true);
+        else
+          it->value.AddMember(rapidjson::StringRef(flag), true, a);
+      };
+      set("listChanged");
+      if (std::string_view(key) == "resources") set("subscribe");
+    }
+  return jsonrpc::to_json(d);
+}
+}  // namespace
+
+ServerProfileView::ServerProfileView(const std::optional<discovery::ServerProfile>& p,
+                                     Offers offers) {
   server_info_ = p && p->server_info ? *p->server_info
                                      : std::string(R"({"name":"mcp-shell-host","version":")") +
                                            MCPSH_VERSION + "\"}";
   // Logging: tools' log lines become notifications/message when a request asks for them.
   capabilities_ =
       p && p->capabilities ? *p->capabilities : R"({"tools":{"listChanged":false},"logging":{}})";
+  capabilities_ = with_offers(capabilities_, offers);
   if (p) instructions_ = p->instructions;
   ttl_ms_ = p && p->ttl_ms ? *p->ttl_ms : kDefaultTtlMs;
   cache_scope_ = p && p->cache_scope ? *p->cache_scope : kDefaultCacheScope;
@@ -38,8 +74,9 @@ std::string ServerProfileView::discover_result_json() const {
   return out;
 }
 
-std::string ServerProfileView::list_result_json(const std::string& tools_json) const {
-  return R"({"resultType":"complete","tools":)" + tools_json + R"(,"ttlMs":)" +
+std::string ServerProfileView::list_result_json(std::string_view key,
+                                                const std::string& items_json) const {
+  return R"({"resultType":"complete",")" + std::string(key) + "\":" + items_json + R"(,"ttlMs":)" +
          std::to_string(ttl_ms_) + R"(,"cacheScope":")" + cache_scope_ +
          R"(","_meta":{"io.modelcontextprotocol/serverInfo":)" + server_info_ + "}}";
 }
@@ -51,8 +88,15 @@ std::string ServerProfileView::initialize_result_json(std::string_view version) 
   return out + "}";
 }
 
-std::string ServerProfileView::legacy_list_result_json(const std::string& tools_json) {
-  return R"({"tools":)" + tools_json + "}";
+std::string ServerProfileView::legacy_list_result_json(std::string_view key,
+                                                       const std::string& items_json) {
+  return "{\"" + std::string(key) + "\":" + items_json + "}";
+}
+
+void ServerProfileView::add_cache_hints(rapidjson::Document& result) const {
+  auto& a = result.GetAllocator();
+  result.AddMember("ttlMs", ttl_ms_, a);
+  result.AddMember("cacheScope", rapidjson::Value(cache_scope_.c_str(), a), a);
 }
 
 void ServerProfileView::complete(rapidjson::Document& result, bool legacy) const {

@@ -15,15 +15,36 @@ namespace mcpsh::mcp {
 inline constexpr std::int64_t kDefaultTtlMs = 60000;
 inline constexpr const char* kDefaultCacheScope = "public";
 
+// What the scripts offer besides tools: each adds its capability (and a config file's
+// capabilities object gets it too, when it does not name it).
+struct Offers {
+  bool resources = false;
+  bool prompts = false;
+  bool completions = false;
+  // Reloaded when its scripts change: the listChanged capabilities are true, and resources
+  // can be subscribed to.
+  bool live = false;
+};
+
 class ServerProfileView {
  public:
-  explicit ServerProfileView(const std::optional<discovery::ServerProfile>& profile);
+  explicit ServerProfileView(const std::optional<discovery::ServerProfile>& profile,
+                             Offers offers = {});
 
   std::string discover_result_json() const;
-  std::string list_result_json(const std::string& tools_json) const;
+  std::string list_result_json(const std::string& tools_json) const {
+    return list_result_json("tools", tools_json);
+  }
+  // A modern list result (tools, resources, resourceTemplates, prompts) with cache hints.
+  std::string list_result_json(std::string_view key, const std::string& items_json) const;
+  // The cache hints every cacheable modern result carries (resources/read too).
+  void add_cache_hints(rapidjson::Document& result) const;
   // Legacy era: the InitializeResult, and a ListToolsResult without the modern fields.
   std::string initialize_result_json(std::string_view version) const;
-  static std::string legacy_list_result_json(const std::string& tools_json);
+  static std::string legacy_list_result_json(const std::string& tools_json) {
+    return legacy_list_result_json("tools", tools_json);
+  }
+  static std::string legacy_list_result_json(std::string_view key, const std::string& items_json);
   // Modern: adds resultType "complete" and _meta.serverInfo to a result object. Legacy
   // results carry neither (their revisions do not define them).
   void complete(rapidjson::Document& result, bool legacy) const;

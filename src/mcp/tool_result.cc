@@ -71,10 +71,11 @@ namespace {
 // The text block: stdout, an error's explanation, or structured output's JSON.
 ShapedResult shape_text_result(const std::string& tool, const execution::Outcome& o,
                                const execution::Limits& limits,
-                               const schema::CompiledSchema* output_schema) {
+                               const schema::CompiledSchema* output_schema,
+                               std::string_view noun) {
   // Not copied: invalid UTF-8 is repaired where the result is written.
   const std::string_view out = trim_trailing_newlines(o.stdout_head);
-  const std::string name = "Tool '" + tool + "'";
+  const std::string name = std::string(noun) + " '" + tool + "'";
   std::string why;  // non-empty: the call failed
   std::string outcome = "ok";
   switch (o.ending) {
@@ -188,8 +189,8 @@ ShapedResult shape_text_result(const std::string& tool, const execution::Outcome
 ShapedResult shape_tool_result(const std::string& tool, const execution::Outcome& o,
                                const execution::Limits& limits,
                                const schema::CompiledSchema* output_schema,
-                               const ToolContent& content) {
-  ShapedResult r = shape_text_result(tool, o, limits, output_schema);
+                               const ToolContent& content, std::string_view noun) {
+  ShapedResult r = shape_text_result(tool, o, limits, output_schema, noun);
   const std::uint64_t text = std::min<std::uint64_t>(o.stdout_head.size(), limits.max_stdout);
   add_content_blocks(r, content, limits.max_stdout - text, limits.max_stdout);
   return r;

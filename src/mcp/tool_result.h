@@ -32,15 +32,17 @@ struct ShapedResult {
 // point into `outcome` (see ShapedResult). `content`: the blocks the tool sent on its side
 // channel; they follow the text block (content_blocks.h), which is left out when it is
 // empty and blocks follow. Their payloads and the text share limits.max_stdout.
+// `noun` names what ran in failure texts ("Tool 'x' failed ...", "Function 'x' ...").
 ShapedResult shape_tool_result(const std::string& tool, const execution::Outcome& outcome,
                                const execution::Limits& limits,
                                const schema::CompiledSchema* output_schema,
-                               const ToolContent& content = {});
+                               const ToolContent& content = {}, std::string_view noun = "Tool");
 // A temporary Outcome would die before the result that points into it.
 ShapedResult shape_tool_result(const std::string& tool, execution::Outcome&& outcome,
                                const execution::Limits& limits,
                                const schema::CompiledSchema* output_schema,
-                               const ToolContent& content = {}) = delete;
+                               const ToolContent& content = {},
+                               std::string_view noun = "Tool") = delete;
 
 // An isError result with one text block (input validation failures and the like).
 ShapedResult error_result(std::string text, std::string outcome);

@@ -71,7 +71,7 @@ TEST(WireRoundTrip, ACallResultIsCompleteAndCarriesTheToolText) {
   ServerHarness h;
   EXPECT_TRUE(h.send(modern_call("1", "echo", R"({"n":2})")).empty());
   ASSERT_EQ(h.runner.runs.size(), 1u);
-  EXPECT_EQ(h.runner.runs[0].launch.tool, "echo");
+  EXPECT_EQ(h.runner.runs[0].launch.function, "tool_echo");
   EXPECT_EQ(h.runner.runs[0].launch.script, "/scripts/a.sh");
   h.runner.exit(0, 0, "hello\n");
   ASSERT_EQ(h.lines.size(), 1u);

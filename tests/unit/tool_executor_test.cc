@@ -86,10 +86,10 @@ struct Ends {
   }
 };
 
-ToolLaunch launch(const std::string& tool = "echo", const std::string& args = R"({"a":1})") {
+ToolLaunch launch(const std::string& function = "tool_echo", const std::string& args = R"({"a":1})") {
   ToolLaunch l;
   l.script = "/nonexistent/script.sh";
-  l.tool = tool;
+  l.function = function;
   l.arguments_json = args;
   return l;
 }
@@ -124,7 +124,7 @@ TEST(ToolExecutor, HandsTheCallOverThroughTheProcessesOwnFiles) {
   EXPECT_EQ(::lseek(spec.fd5, 0, SEEK_CUR), 0) << "the child reads its file from the start";
   EXPECT_EQ(read_all(spec.fd5), R"({"a":1})");
   // End of file after the name: the host's end of fd 3 is closed already.
-  EXPECT_EQ(read_all(spec.fd3), "echo\n");
+  EXPECT_EQ(read_all(spec.fd3), "tool_echo\n");
   EXPECT_TRUE(ends.outcomes.empty());
   Outcome o;
   o.ending = Ending::kExited;
@@ -193,7 +193,7 @@ TEST(ToolExecutor, AWarmProcessThatDiedUnderUsIsReplacedByAFreshOne) {
 
   executor.run(launch(), ends.callbacks());
   ASSERT_EQ(runner.started.size(), 2u);
-  EXPECT_EQ(read_all(runner.started[1].spec.fd3), "echo\n");
+  EXPECT_EQ(read_all(runner.started[1].spec.fd3), "tool_echo\n");
   Outcome died;
   died.ending = Ending::kExited;
   died.exit_code = 3;

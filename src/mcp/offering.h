@@ -1,0 +1,45 @@
+#pragma once
+// Everything the core serves from one catalog: the tool, resource and prompt registries,
+// who the server says it is, and the results that never change between two discoveries,
+// rendered once. Immutable once built (but for the legacy tools/list renderings, made on
+// first use on the core's thread). Shared by shared_ptr: a reload swaps the core's
+// Offering while the calls started on the old one finish on it (their pointers into its
+// registries stay valid).
+#include <map>
+#include <string>
+#include <vector>
+
+#include "discovery/catalog.h"
+#include "mcp/prompt_registry.h"
+#include "mcp/resource_registry.h"
+#include "mcp/server_profile.h"
+#include "mcp/tool_registry.h"
+
+namespace mcpsh::mcp {
+
+class Offering {
+ public:
+  // `live`: the catalog is watched and reloaded, so list changes are announced (the
+  // listChanged and subscribe capabilities say so).
+  Offering(const discovery::Catalog& catalog, const std::vector<std::string>& resource_dirs,
+           bool live);
+
+  // Problems found while preparing it (invalid schemas and templates), before the registries
+  // that append to it.
+  std::vector<discovery::Problem> problems;
+  ToolRegistry tools;
+  ResourceRegistry resources;
+  PromptRegistry prompts;
+  ServerProfileView profile;
+  std::string discover_result, list_result;                           // modern
+  std::string resources_result, templates_result, prompts_result;  // modern lists
+  std::vector<std::string> tool_scripts;  // scripts with implemented tools, for warm processes
+
+  // The ListToolsResult of a legacy revision, rendered at its first use.
+  const std::string& legacy_list_result(const std::string& version) const;
+
+ private:
+  mutable std::map<std::string, std::string, std::less<>> legacy_lists_;
+};
+
+}  // namespace mcpsh::mcp

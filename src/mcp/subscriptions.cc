@@ -1,0 +1,155 @@
+#include "mcp/subscriptions.h"
+
+#include "jsonrpc/response.h"
+
+namespace mcpsh::mcp {
+
+namespace {
+
+constexpr const char* kSubscriptionId = "io.modelcontextprotocol/subscriptionId";
+
+// {"jsonrpc":"2.0","method":M,"params":{"_meta":{subscriptionId: ID}, ...extra}}
+std::string tagged(const char* method, const jsonrpc::RequestId& id,
+                   rapidjson::Document params = rapidjson::Document(rapidjson::kObjectType)) {
+  auto& a = params.GetAllocator();
+  rapidjson::Document idv;
+  idv.Parse(id.json.c_str(), id.json.size());
+  rapidjson::Value meta(rapidjson::kObjectType);
+  meta.AddMember(rapidjson::StringRef(kSubscriptionId), rapidjson::Value(idv, a), a);
+  params.AddMember("_meta", meta, a);
+  return jsonrpc::notification_line(method, params);
+}
+
+const char* list_changed_method(int kind) {
+  switch (kind) {
+    case 0:
+      return "notifications/tools/list_changed";
+    case 1:
+      return "notifications/prompts/list_changed";
+    default:
+      return "notifications/resources/list_changed";
+  }
+}
+
+void send(Connection& to, std::string line) {
+  to.send(std::move(line), Outgoing{Outgoing::Kind::kNotification, std::nullopt});
+}
+
+}  // namespace
+
+std::optional<ListenFilter> read_listen_filter(const rapidjson::Value* n) {
+  ListenFilter f;
+  if (!n) return f;
+  if (!n->IsObject()) return std::nullopt;
+  auto flag = [&](const char* key, bool& out) {
+    auto it = n->FindMember(key);
+    if (it == n->MemberEnd()) return true;
+    if (!it->value.IsBool()) return false;
+    out = it->value.GetBool();
+    return true;
+  };
+  if (!flag("toolsListChanged", f.tools) || !flag("promptsListChanged", f.prompts) ||
+      !flag("resourcesListChanged", f.resources))
+    return std::nullopt;
+  if (auto it = n->FindMember("resourceSubscriptions"); it != n->MemberEnd()) {
+    if (!it->value.IsArray()) return std::nullopt;
+    for (const auto& uri : it->value.GetArray()) {
+      if (!uri.IsString()) return std::nullopt;
+      f.uris.emplace_back(uri.GetString(), uri.GetStringLength());
+    }
+  }
+  return f;
+}
+
+void Subscriptions::listen(const ConnectionPtr& connection, const jsonrpc::RequestId& id,
+                           ListenFilter filter, const ListChanges& offered) {
+  filter.tools = filter.tools && offered.tools;
+  filter.prompts = filter.prompts && offered.prompts;
+  filter.resources = filter.resources && offered.resources;
+  if (!offered.resources) filter.uris.clear();
+  rapidjson::Document params(rapidjson::kObjectType);
+  auto& a = params.GetAllocator();
+  rapidjson::Value honored(rapidjson::kObjectType);
+  if (filter.tools) honored.AddMember("toolsListChanged", true, a);
+  if (filter.prompts) honored.AddMember("promptsListChanged", true, a);
+  if (filter.resources) honored.AddMember("resourcesListChanged", true, a);
+  if (!filter.uris.empty()) {
+    rapidjson::Value uris(rapidjson::kArrayType);
+    for (const auto& u : filter.uris) uris.PushBack(rapidjson::Value(u.c_str(), a), a);
+    honored.AddMember("resourceSubscriptions", uris, a);
+  }
+  params.AddMember("notifications", honored, a);
+  send(*connection, tagged("notifications/subscriptions/acknowledged", id, std::move(params)));
+  listens_[CallKey{connection.get(), id}] = Listen{connection, id, std::move(filter)};
+}
+
+void Subscriptions::drop_connection(const Connection* connection) {
+  for (auto it = listens_.begin(); it != listens_.end();)
+    it = it->first.connection == connection ? listens_.erase(it) : std::next(it);
+  legacy_.erase(connection);
+}
+
+void Subscriptions::legacy_connection(const ConnectionPtr& connection) {
+  legacy_[connection.get()].connection = connection;
+}
+
+void Subscriptions::subscribe(const ConnectionPtr& connection, const std::string& uri) {
+  auto& entry = legacy_[connection.get()];
+  entry.connection = connection;
+  entry.uris.insert(uri);
+}
+
+void Subscriptions::unsubscribe(const Connection* connection, const std::string& uri) {
+  if (auto it = legacy_.find(connection); it != legacy_.end()) it->second.uris.erase(uri);
+}
+
+void Subscriptions::lists_changed(const ListChanges& changes) {
+  const bool changed[] = {changes.tools, changes.prompts, changes.resources};
+  for (int kind = 0; kind < 3; ++kind) {
+    if (!changed[kind]) continue;
+    for (auto& [key, l] : listens_) {
+      const bool wanted[] = {l.filter.tools, l.filter.prompts, l.filter.resources};
+      if (wanted[kind]) send(*l.connection, tagged(list_changed_method(kind), l.id));
+    }
+    for (auto it = legacy_.begin(); it != legacy_.end();) {
+      auto connection = it->second.connection.lock();
+      if (!connection) {
+        it = legacy_.erase(it);
+        continue;
+      }
+      send(*connection,
+           jsonrpc::notification_line(list_changed_method(kind),
+                                      rapidjson::Document(rapidjson::kObjectType)));
+      ++it;
+    }
+  }
+}
+
+void Subscriptions::resource_updated(const std::string& uri) {
+  auto params_with_uri = [&] {
+    rapidjson::Document params(rapidjson::kObjectType);
+    params.AddMember("uri", rapidjson::Value(uri.c_str(), params.GetAllocator()),
+                     params.GetAllocator());
+    return params;
+  };
+  for (auto& [key, l] : listens_)
+    for (const auto& u : l.filter.uris)
+      if (u == uri) {
+        send(*l.connection, tagged("notifications/resources/updated", l.id, params_with_uri()));
+        break;
+      }
+  for (auto& [c, entry] : legacy_)
+    if (entry.uris.count(uri))
+      if (auto connection = entry.connection.lock())
+        send(*connection,
+             jsonrpc::notification_line("notifications/resources/updated", params_with_uri()));
+}
+
+std::vector<Subscriptions::Open> Subscriptions::take_all() {
+  std::vector<Open> out;
+  for (auto& [key, l] : listens_) out.push_back({l.connection, l.id});
+  listens_.clear();
+  return out;
+}
+
+}  // namespace mcpsh::mcp
