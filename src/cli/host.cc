@@ -24,17 +24,32 @@ std::optional<std::string> find_bash() {
 }
 }  // namespace
 
+discovery::DiscoveryOptions discovery_options(const Options& options, const std::string& bash) {
+  discovery::DiscoveryOptions d;
+  d.paths = options.paths;
+  d.tools_list_file = options.tools_list_file;
+  d.config_file = options.config_file;
+  d.bash = bash;
+  return d;
+}
+
+std::unique_ptr<reload::Reloader> start_reloading(Host& host, const Options& options,
+                                                  mcp::ProtocolCore& core, diagnostics::Log& log) {
+  if (!options.watch || options.verb != Verb::kServe) return nullptr;
+  reload::ReloadOptions r;
+  r.discovery = discovery_options(options, host.bash);
+  r.resource_dirs = options.resource_dirs;
+  auto reloader = std::make_unique<reload::Reloader>(host.io, host.runner, core, std::move(r), log);
+  reloader->start(host.catalog);
+  return reloader;
+}
+
 std::optional<std::string> prepare_tools(Host& host, const Options& options,
                                          diagnostics::Log& log) {
   auto bash = find_bash();
   if (!bash) return "bash was not found in PATH";
   host.bash = *bash;
-  discovery::DiscoveryOptions d;
-  d.paths = options.paths;
-  d.tools_list_file = options.tools_list_file;
-  d.config_file = options.config_file;
-  d.bash = host.bash;
-  host.catalog = discovery::discover(host.io, host.runner, d);
+  host.catalog = discovery::discover(host.io, host.runner, discovery_options(options, host.bash));
 
   execution::ExecutorOptions e;
   e.bash = host.bash;
@@ -84,6 +99,7 @@ mcp::CoreOptions core_options(const Options& options) {
   o.max_concurrency = options.max_concurrency;
   o.heartbeat = options.heartbeat;
   o.resource_dirs = options.resource_dirs;
+  o.live = options.watch && options.verb == Verb::kServe;
   return o;
 }
 

@@ -10,10 +10,12 @@
 #include "cli/options.h"
 #include "diagnostics/log.h"
 #include "discovery/catalog.h"
+#include "discovery/discoverer.h"
 #include "execution/process_runner.h"
 #include "execution/tool_executor.h"
 #include "mcp/audit_log.h"
 #include "mcp/server.h"
+#include "reload/reloader.h"
 
 namespace mcpsh::cli {
 
@@ -26,6 +28,14 @@ struct Host {
   std::unique_ptr<mcp::Server> server;
   std::string bash;
 };
+
+// How the command line's scripts are discovered (at start and at every reload).
+discovery::DiscoveryOptions discovery_options(const Options& options, const std::string& bash);
+
+// Watches the scripts and reloads them into `core` (serve without --no-watch); null
+// otherwise. It must be destroyed before the core.
+std::unique_ptr<reload::Reloader> start_reloading(Host& host, const Options& options,
+                                                  mcp::ProtocolCore& core, diagnostics::Log& log);
 
 // Finds bash, discovers the tools and builds the executor: what every transport needs.
 // Returns an error text when bash is missing.

@@ -185,6 +185,7 @@ po::options_description described() {
       "append one JSON line per request to FILE")(
       "resource-dir", po::value<std::vector<std::string>>()->value_name("DIR"),
       "publish the files under DIR as read-only resources (file:// URIs), repeatable")(
+      "no-watch", "serve: do not reload when the scripts change")(
       "tool", po::value<std::string>()->value_name("NAME"), "call: the tool to call")(
       "args", po::value<std::string>()->value_name("JSON"),
       "call: the arguments object (default {})");
@@ -326,6 +327,7 @@ ParseResult parse_options(int argc, char** argv) {
     o.log_level = *level;
   }
   if (vm.count("audit-log")) o.audit_log = vm["audit-log"].as<std::string>();
+  o.watch = vm.count("no-watch") == 0;
   if (vm.count("resource-dir"))
     o.resource_dirs = vm["resource-dir"].as<std::vector<std::string>>();
   if (vm.count("tool")) o.tool = vm["tool"].as<std::string>();

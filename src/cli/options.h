@@ -28,6 +28,7 @@ struct Options {
   diagnostics::Level log_level = diagnostics::Level::kInfo;
   std::string audit_log;
   std::vector<std::string> resource_dirs;  // --resource-dir
+  bool watch = true;                       // serve: reload when the scripts change
   std::string tool;       // call
   std::string args_json;  // call
   bool show_help = false, show_version = false;

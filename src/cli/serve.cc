@@ -75,6 +75,7 @@ int serve(const Options& options) {
     if (stopping) return;
     stopping = true;
     log->info("shutting down: " + why);
+    if (host.server) host.server->end_subscriptions();
     if (host.server) host.server->stop_all(std::min(options.limits.kill_grace, kShutdownGrace));
     maybe_exit();
   };
@@ -117,6 +118,7 @@ int serve(const Options& options) {
   }
   log->info("serving " + offer_summary(host.catalog) + " on stdio");
   host.server->start_warm();
+  auto reloader = start_reloading(host, options, host.server->core(), *log);
 
   bool paused = false;
   update_flow = [&] {

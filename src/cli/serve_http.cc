@@ -66,6 +66,7 @@ int serve_http(const Options& options) {
     return 1;
   }
   core.enable_warm();
+  auto reloader = start_reloading(host, options, core, *log);
 
   // Declared after the core: closing its connections on destruction tells the core.
   http::HttpServer server(host.io, core, *settings.options, *log, record);
@@ -94,6 +95,7 @@ int serve_http(const Options& options) {
     log->info("shutting down: " + why + "; " + std::to_string(core.calls().in_flight()) +
               " call(s) in flight");
     server.stop_accepting();
+    core.end_subscriptions();
     core.input_closed();
     grace_timer.expires_after(grace);
     grace_timer.async_wait([&](const boost::system::error_code& ec) {

@@ -33,6 +33,8 @@ struct ResourceEntry {
   std::string definition_json;
   std::string mime;  // @mime, "" when not given
   std::optional<std::chrono::milliseconds> timeout;
+  // @watch: files or directories (absolute) whose change means the resource changed.
+  std::vector<std::string> watch;
 };
 
 struct PromptArgument {
@@ -80,6 +82,14 @@ struct Catalog {
   std::vector<CompleterEntry> completers;
   std::optional<ServerProfile> profile;
   std::vector<Problem> problems;
+  // What a reload watches: the files whose change changes the catalog (the scripts, the
+  // files that define their functions, tools and config files), and the directories given
+  // (a script added to one is new).
+  std::vector<std::string> sources;
+  std::vector<std::string> directories;
+  // Scripts that could not be inspected (syntax error, stopped while sourced, ...): a
+  // reload that adds one keeps the catalog served so far.
+  std::vector<std::string> failed_scripts;
   // Set when the host must not start (e.g. two scripts define the same tool, resource or
   // prompt).
   bool fatal = false;

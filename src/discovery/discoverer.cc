@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -59,24 +63,28 @@ struct ScriptResult {
   execution::Outcome outcome;
 };
 
-std::vector<ScriptResult> probe_all(boost::asio::io_context& io, execution::Runner& runner,
-                                    const std::vector<std::string>& scripts,
-                                    const DiscoveryOptions& options) {
-  std::vector<ScriptResult> results(scripts.size());
-  std::size_t pending = scripts.size();
+// Probes every script at once; `done` gets the results when the last probe ended.
+void probe_all(execution::Runner& runner, const std::vector<std::string>& scripts,
+               const DiscoveryOptions& options,
+               std::function<void(std::vector<ScriptResult>)> done) {
+  struct State {
+    std::vector<ScriptResult> results;
+    std::size_t pending;
+    std::function<void(std::vector<ScriptResult>)> done;
+  };
+  auto state = std::make_shared<State>(
+      State{std::vector<ScriptResult>(scripts.size()), scripts.size(), std::move(done)});
   for (std::size_t i = 0; i < scripts.size(); ++i) {
-    results[i].script = scripts[i];
+    state->results[i].script = scripts[i];
     execution::RunCallbacks callbacks;
-    callbacks.on_done = [&results, &pending, i](execution::Outcome o) {
-      results[i].report = parse_probe_report(o.stdout_head);
-      results[i].outcome = std::move(o);
-      --pending;
+    callbacks.on_done = [state, i](execution::Outcome o) {
+      state->results[i].report = parse_probe_report(o.stdout_head);
+      state->results[i].outcome = std::move(o);
+      if (--state->pending == 0) state->done(std::move(state->results));
     };
     runner.start(make_probe_launch(options.bash, scripts[i], options.probe_timeout),
                  std::move(callbacks));
   }
-  while (pending > 0) io.run_one();
-  return results;
 }
 
 std::string last_lines(const std::string& text, std::size_t max_lines) {
@@ -161,6 +169,8 @@ void add_other_entries(Catalog& catalog, const std::vector<FunctionSite>& functi
       ResourceMetadata meta = resource_from_comments(name, *lines, f.line);
       if (!report(meta.errors) || !claim(f.name, script)) continue;
       meta.entry.script = script;
+      for (auto& w : meta.entry.watch)
+        w = (fs::path(f.file).parent_path() / w).lexically_normal().string();
       catalog.resources.push_back(std::move(meta.entry));
     } else if (kind == "prompt") {
       PromptMetadata meta = prompt_from_comments(name, *lines, f.line);
@@ -175,11 +185,10 @@ void add_other_entries(Catalog& catalog, const std::vector<FunctionSite>& functi
 
 }  // namespace
 
-Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
-                 const DiscoveryOptions& options) {
-  Catalog catalog;
-  auto scripts = expand_paths(options.paths, catalog.problems);
-  auto results = probe_all(io, runner, scripts, options);
+namespace {
+
+Catalog build_catalog(Catalog catalog, const std::vector<ScriptResult>& results,
+                      const DiscoveryOptions& options) {
   FileLines files;
 
   // Who defines each tool name first, to report duplicates naming both files.
@@ -215,6 +224,7 @@ Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
     if (std::string why = probe_failure(r); !why.empty()) {
       catalog.problems.push_back(
           {Severity::kError, r.script, "script " + why + "; its tools are not served"});
+      catalog.failed_scripts.push_back(r.script);
       continue;
     }
     for (const auto& line : r.report.malformed)
@@ -327,7 +337,48 @@ Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
     if (!catalog.profile)
       catalog.problems.push_back({Severity::kError, *options.config_file, error});
   }
+
+  // What a reload watches.
+  std::set<std::string> sources;
+  for (const ScriptResult& r : results) {
+    sources.insert(r.script);
+    for (const auto& f : r.report.functions) sources.insert(f.file);
+  }
+  for (const auto& file : tools_files_used) sources.insert(file);
+  if (catalog.profile) sources.insert(catalog.profile->source);
+  catalog.sources.assign(sources.begin(), sources.end());
+  for (const auto& given : options.paths) {
+    std::error_code ec;
+    if (fs::is_directory(given, ec)) catalog.directories.push_back(resolve(given));
+  }
   return catalog;
+}
+
+}  // namespace
+
+void discover_async(boost::asio::io_context& io, execution::Runner& runner,
+                    const DiscoveryOptions& options, std::function<void(Catalog)> done) {
+  Catalog catalog;
+  auto scripts = expand_paths(options.paths, catalog.problems);
+  if (scripts.empty()) {
+    boost::asio::post(io, [catalog = std::move(catalog), options, done = std::move(done)]() mutable {
+      done(build_catalog(std::move(catalog), {}, options));
+    });
+    return;
+  }
+  probe_all(runner, scripts, options,
+            [catalog = std::move(catalog), options, done = std::move(done)](
+                std::vector<ScriptResult> results) mutable {
+              done(build_catalog(std::move(catalog), results, options));
+            });
+}
+
+Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
+                 const DiscoveryOptions& options) {
+  std::optional<Catalog> out;
+  discover_async(io, runner, options, [&out](Catalog c) { out = std::move(c); });
+  while (!out) io.run_one();
+  return std::move(*out);
 }
 
 }  // namespace mcpsh::discovery

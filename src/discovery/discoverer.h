@@ -2,6 +2,7 @@
 // Builds the Catalog from the command line's scripts and directories: probes every script
 // concurrently, then reads metadata (tools files, comment blocks, config file).
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,7 +26,13 @@ struct DiscoveryOptions {
   std::chrono::milliseconds probe_timeout{10000};
 };
 
-// Runs `io` until every probe finished. Problems are recorded in the catalog, never thrown.
+// Starts discovery: `done` gets the catalog later, on `io`'s thread, once every probe
+// ended (never from inside this call). Problems are recorded in the catalog, never thrown.
+// The probes run as child processes; reading the scripts' comments happens in `done`'s
+// turn of the loop.
+void discover_async(boost::asio::io_context& io, execution::Runner& runner,
+                    const DiscoveryOptions& options, std::function<void(Catalog)> done);
+// The same, running `io` until it is done (start-up and the one-shot verbs).
 Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
                  const DiscoveryOptions& options);
 

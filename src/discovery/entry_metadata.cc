@@ -86,9 +86,12 @@ ResourceMetadata resource_from_comments(const std::string& name,
       annotations = json_object(tag, out.errors);
     } else if (tag.name == "timeout") {
       if (auto t = parse_timeout_tag(tag, out.errors)) out.entry.timeout = t;
+    } else if (tag.name == "watch") {
+      if (single_line(tag, out.errors)) out.entry.watch.push_back(tag.value);
     } else {
       out.errors.push_back(at(tag) + "unknown tag @" + tag.name +
-                           " (a resource has @uri, @title, @mime, @size, @annotations, @timeout)");
+                           " (a resource has @uri, @title, @mime, @size, @annotations, @watch, "
+                           "@timeout)");
     }
   }
   if (out.entry.uri.empty()) {

@@ -8,6 +8,9 @@
 //   # @mime text/markdown                        MIME type of what the function prints
 //   # @size 2048                                 size hint in bytes (fixed URIs only)
 //   # @annotations {"audience":["user"]}         the MCP annotations object
+//   # @watch README.md                           a file or directory whose change means the
+//                                                resource changed (relative: to the folder of
+//                                                the file it is written in); repeatable
 //   # @timeout 5                                 seconds
 //   resource_readme() { cat README.md; }
 //

@@ -92,6 +92,7 @@ FunctionAnswer prompt_answer(const std::string& function, const execution::Outco
   FunctionAnswer answer;
   answer.ok = true;
   answer.outcome = shaped.outcome;
+  answer.storage = std::move(shaped.storage);
   auto& a = answer.result.GetAllocator();
   rapidjson::Value messages(rapidjson::kArrayType);
   const auto& blocks = shaped.result["content"];

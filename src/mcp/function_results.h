@@ -16,7 +16,9 @@
 //    total and hasMore say how many there were.
 #include <rapidjson/document.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "execution/launch_spec.h"
 #include "execution/outcome.h"
@@ -30,6 +32,9 @@ struct FunctionAnswer {
   int code = 0;                                        // !ok: the JSON-RPC error
   std::string message;
   std::string outcome;  // for the audit: ok, exit, signal, timeout, too_large, ...
+  // What strings of `result` point to (the payloads of content blocks, as in
+  // ShapedResult); the Outcome the answer was made from must outlive it too.
+  std::vector<std::shared_ptr<const void>> storage;
 };
 
 // The most values a completion result carries (the spec's bound).

@@ -1,5 +1,6 @@
 // ProtocolCore's resources, prompts and completion methods: the requests that run a
 // resource_, prompt_ or complete_ function (or read a published directory).
+#include "diagnostics/log.h"
 #include "jsonrpc/error_codes.h"
 #include "jsonrpc/response.h"
 #include "mcp/core_request.h"

@@ -48,6 +48,8 @@ void Server::set_on_dequeue(std::function<void()> on_dequeue) {
 void Server::stop_all(std::chrono::milliseconds grace) { impl_->core.calls().stop_all(grace); }
 void Server::start_warm() { impl_->core.enable_warm(); }
 void Server::input_closed() { impl_->core.input_closed(); }
+void Server::end_subscriptions() { impl_->core.end_subscriptions(); }
+ProtocolCore& Server::core() { return impl_->core; }
 const std::vector<discovery::Problem>& Server::problems() const { return impl_->core.problems(); }
 
 }  // namespace mcpsh::mcp

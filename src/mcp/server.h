@@ -62,6 +62,10 @@ class Server {
   // No more requests will come (stdin closed): the ready processes are let go.
   void input_closed();
 
+  // The host is stopping: open subscriptions/listen streams get their closing results.
+  void end_subscriptions();
+  ProtocolCore& core();
+
   // Problems found while preparing the catalog (invalid schemas).
   const std::vector<discovery::Problem>& problems() const;
 

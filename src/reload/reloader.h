@@ -1,0 +1,58 @@
+#pragma once
+// Live reload: watches what the catalog came from and, when it changes, discovers again in
+// the background and hands the new catalog to the protocol core, which swaps it atomically
+// (calls in flight finish on the old one) and tells the clients that listen.
+//
+//  - Changes are debounced (a save is a burst of events) and reloads never overlap: a
+//    change during a reload starts one more when it ends.
+//  - A reload whose scripts now fail (a syntax error, a script that stops while sourced,
+//    a duplicate name) keeps the last good catalog and logs why.
+//  - A file or folder a resource declares with @watch, when it changes, is reported as
+//    notifications/resources/updated for that resource's URI (fixed URIs).
+// Single-threaded (the io_context's). The core, the runner and the log must outlive it.
+#include <chrono>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "discovery/catalog.h"
+#include "discovery/discoverer.h"
+#include "mcp/protocol_core.h"
+#include "reload/file_watch.h"
+
+namespace boost::asio {
+class io_context;
+}
+namespace mcpsh::diagnostics {
+class Log;
+}
+
+namespace mcpsh::reload {
+
+struct ReloadOptions {
+  discovery::DiscoveryOptions discovery;
+  std::vector<std::string> resource_dirs;
+  std::chrono::milliseconds debounce{50};
+};
+
+class Reloader {
+ public:
+  Reloader(boost::asio::io_context& io, execution::Runner& runner, mcp::ProtocolCore& core,
+           ReloadOptions options, diagnostics::Log& log);
+  ~Reloader();
+  Reloader(const Reloader&) = delete;
+  Reloader& operator=(const Reloader&) = delete;
+
+  // Starts watching what `current` (the catalog the core serves) came from.
+  void start(const discovery::Catalog& current);
+  // Reloads done so far (for tests and the log).
+  std::size_t reloads() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace mcpsh::reload
