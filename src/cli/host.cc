@@ -39,6 +39,7 @@ std::unique_ptr<reload::Reloader> start_reloading(Host& host, const Options& opt
   reload::ReloadOptions r;
   r.discovery = discovery_options(options, host.bash);
   r.resource_dirs = options.resource_dirs;
+  r.page_size = options.page_size;
   auto reloader = std::make_unique<reload::Reloader>(host.io, host.runner, core, std::move(r), log);
   reloader->start(host.catalog);
   return reloader;
@@ -100,6 +101,7 @@ mcp::CoreOptions core_options(const Options& options) {
   o.heartbeat = options.heartbeat;
   o.resource_dirs = options.resource_dirs;
   o.live = options.watch && options.verb == Verb::kServe;
+  o.page_size = options.page_size;
   return o;
 }
 

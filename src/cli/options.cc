@@ -186,6 +186,8 @@ po::options_description described() {
       "resource-dir", po::value<std::vector<std::string>>()->value_name("DIR"),
       "publish the files under DIR as read-only resources (file:// URIs), repeatable")(
       "no-watch", "serve: do not reload when the scripts change")(
+      "page-size", po::value<std::string>()->value_name("N"),
+      "list results longer than N items come in pages (cursor), 1 to 10000 (default 100)")(
       "tool", po::value<std::string>()->value_name("NAME"), "call: the tool to call")(
       "args", po::value<std::string>()->value_name("JSON"),
       "call: the arguments object (default {})");
@@ -312,7 +314,8 @@ ParseResult parse_options(int argc, char** argv) {
   for (auto [name, target, min, max] :
        {std::tuple{"max-concurrency", &o.max_concurrency, std::uint64_t{1}, kMaxConcurrency},
         {"warm", &o.warm, std::uint64_t{0}, kMaxWarm},
-        {"max-queue", &o.max_queue, std::uint64_t{1}, kMaxQueue}}) {
+        {"max-queue", &o.max_queue, std::uint64_t{1}, kMaxQueue},
+        {"page-size", &o.page_size, std::uint64_t{1}, std::uint64_t{10000}}}) {
     if (!vm.count(name)) continue;
     auto v = checked_count(name, text(name), min, max, error);
     if (!v) return fail(error);

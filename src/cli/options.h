@@ -29,6 +29,7 @@ struct Options {
   std::string audit_log;
   std::vector<std::string> resource_dirs;  // --resource-dir
   bool watch = true;                       // serve: reload when the scripts change
+  std::size_t page_size = 100;             // list results longer than this are paged
   std::string tool;       // call
   std::string args_json;  // call
   bool show_help = false, show_version = false;

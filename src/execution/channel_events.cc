@@ -63,11 +63,14 @@ std::optional<ContentKind> content_kind(std::string_view name) {
   if (name == "audio") return ContentKind::kAudio;
   if (name == "resource") return ContentKind::kResource;
   if (name == "resource_link") return ContentKind::kResourceLink;
+  if (name == "text") return ContentKind::kText;
   return std::nullopt;
 }
 
 // The helper's name for a kind, as a tool author knows it.
-std::string helper_name(ContentKind kind) { return std::string("mcp_") + content_kind_name(kind); }
+std::string helper_name(ContentKind kind) {
+  return kind == ContentKind::kText ? "mcp_message" : std::string("mcp_") + content_kind_name(kind);
+}
 
 ChannelEvent parse_content(ContentKind kind, std::string line) {
   ContentEvent event;
@@ -92,6 +95,11 @@ ChannelEvent parse_content(ContentKind kind, std::string line) {
     annotations = f[3];
     payload_at = static_cast<std::size_t>(f[4].data() - line.data());
     if (event.uri.empty()) return MalformedEvent{helper + " needs a URI"};
+  } else if (kind == ContentKind::kText) {
+    auto f = split_tabs(line, 3);
+    if (f.size() != 3) return MalformedEvent{helper + ": malformed side-channel line"};
+    annotations = f[1];
+    payload_at = static_cast<std::size_t>(f[2].data() - line.data());
   } else {
     auto f = split_tabs(line, 4);
     if (f.size() != 4) return MalformedEvent{helper + ": malformed side-channel line"};
@@ -127,6 +135,8 @@ const char* content_kind_name(ContentKind kind) {
       return "resource";
     case ContentKind::kResourceLink:
       return "resource_link";
+    case ContentKind::kText:
+      return "text";
   }
   return "?";
 }
@@ -177,6 +187,12 @@ ContentAnnotations parse_annotations(std::string_view text, std::string& problem
         return {};
       }
       a.priority = p;
+    } else if (key == "role") {
+      if (value != "user" && value != "assistant") {
+        problem = "role must be user or assistant, got " + quoted(value);
+        return {};
+      }
+      a.role = std::string(value);
     } else if (key == "lastModified") {
       if (value.empty()) {
         problem = "lastModified needs an ISO 8601 time, e.g. 2025-01-12T15:00:58Z";
@@ -184,7 +200,7 @@ ContentAnnotations parse_annotations(std::string_view text, std::string& problem
       }
       a.last_modified = std::string(value);
     } else {
-      problem = "unknown annotation " + quoted(key) + " (audience, priority, lastModified)";
+      problem = "unknown annotation " + quoted(key) + " (audience, priority, lastModified, role)";
       return {};
     }
   }

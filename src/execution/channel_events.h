@@ -13,9 +13,11 @@
 //   audio <TAB> MIME <TAB> ANNOTATIONS <TAB> BASE64
 //   resource <TAB> URI <TAB> MIME <TAB> ANNOTATIONS <TAB> BASE64
 //   resource_link <TAB> URI <TAB> NAME <TAB> MIME <TAB> ANNOTATIONS <TAB> DESCRIPTION
+//   text <TAB> ANNOTATIONS <TAB> BASE64                  (mcp_message: a text, with a role)
 //   too_large <TAB> BYTES <TAB> KIND                      (written by the runner, not a tool)
 // ANNOTATIONS is empty or `key=value` pairs joined by ';': audience=user,assistant;
-// priority=0.8;lastModified=2025-01-12T15:00:58Z.
+// priority=0.8;lastModified=2025-01-12T15:00:58Z; and role=user|assistant, the role of the
+// prompt message the block becomes (prompts/get; tools ignore it).
 // Content lines (image ... resource_link) are not bounded by the side channel's cap for
 // progress and logs: their bytes count toward the call's output limit (process_runner.cc
 // and tool_result.cc).
@@ -44,7 +46,7 @@ struct MalformedEvent {
   std::string why;  // for the host's log, e.g. "mcp_progress needs a number, got \"x\""
 };
 
-enum class ContentKind { kImage, kAudio, kResource, kResourceLink };
+enum class ContentKind { kImage, kAudio, kResource, kResourceLink, kText };
 const char* content_kind_name(ContentKind kind);  // the line's first field, e.g. "image"
 
 // Annotations of a content block, each checked: audience entries are "user" or
@@ -53,6 +55,7 @@ struct ContentAnnotations {
   std::vector<std::string> audience;  // empty: not given
   std::optional<double> priority;
   std::string last_modified;  // empty: not given
+  std::string role;           // "user" or "assistant"; empty: not given (not an MCP annotation)
   bool empty() const { return audience.empty() && !priority && last_modified.empty(); }
 };
 

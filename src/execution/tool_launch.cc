@@ -62,7 +62,21 @@ mcp_log() {
 #   stdin); text when MIME is text/*, JSON, XML or YAML (or unknown) and the bytes are
 #   UTF-8, else a blob. MIME defaults to the one of FILE's (or URI's) extension.
 # mcp_resource_link [OPTIONS] URI [NAME] [MIME] [DESCRIPTION] -- a link to a resource.
+# mcp_message [OPTIONS] ROLE [TEXT...]     -- a text block (TEXT, else stdin); in a prompt,
+#   a message of ROLE (user or assistant)
+# --role user|assistant gives the other helpers' blocks their role in a prompt.
 mcp_image() { __mcp_media image mcp_image "$@"; }
+mcp_message() {
+  builtin local __mcp_h=mcp_message __mcp_a __mcp_n
+  if ! __mcp_opts "$@"; then builtin return 1; fi
+  builtin shift "$__mcp_n"
+  builtin local r="${1-}"
+  if [[ $r != user && $r != assistant ]]; then __mcp_fail 'needs a ROLE: user or assistant'; builtin return 1; fi
+  builtin shift
+  { builtin printf 'text\t%s\t' "role=$r;$__mcp_a"
+    if (($#)); then builtin printf '%s' "$*" | builtin command base64 -w0; else builtin command base64 -w0; fi
+    builtin printf '\n'; } 2>/dev/null >&4 || builtin true
+}
 mcp_audio() { __mcp_media audio mcp_audio "$@"; }
 mcp_resource() {
   builtin local __mcp_h=mcp_resource __mcp_a __mcp_n __mcp_m
@@ -116,7 +130,8 @@ __mcp_opts() {
       --audience) __mcp_a+="audience=$v;" ;;
       --priority) __mcp_a+="priority=$v;" ;;
       --last-modified) __mcp_a+="lastModified=$v;" ;;
-      *) __mcp_fail "unknown option $1 (--audience, --priority, --last-modified)"; builtin return 1 ;;
+      --role) __mcp_a+="role=$v;" ;;
+      *) __mcp_fail "unknown option $1 (--audience, --priority, --last-modified, --role)"; builtin return 1 ;;
     esac
     builtin shift 2
     __mcp_n=$((__mcp_n + 2))

@@ -41,7 +41,9 @@ bool text_mime(const std::string& m) {
          m == "application/x-yaml" || m == "application/x-sh" || m == "application/javascript";
 }
 
-// The block for one event; `owned` keeps what it points to.
+}  // namespace
+
+// The block for one event; r.storage keeps what it points to.
 rapidjson::Value block_json(const ContentEvent& e, ShapedResult& r) {
   auto& a = r.result.GetAllocator();
   rapidjson::Value block(rapidjson::kObjectType);
@@ -69,6 +71,12 @@ rapidjson::Value block_json(const ContentEvent& e, ShapedResult& r) {
       block.AddMember("resource", resource, a);
       break;
     }
+    case ContentKind::kText: {
+      auto text = std::make_shared<std::string>(decode_base64(*e.base64).value_or(""));
+      block.AddMember("text", string_ref(*text), a);
+      r.storage.push_back(std::move(text));
+      break;
+    }
     case ContentKind::kResourceLink:
       block.AddMember("uri", rapidjson::Value(e.uri.c_str(), a), a);
       block.AddMember("name", rapidjson::Value(e.name.c_str(), a), a);
@@ -80,8 +88,6 @@ rapidjson::Value block_json(const ContentEvent& e, ShapedResult& r) {
   if (!e.annotations.empty()) block.AddMember("annotations", annotations_json(e.annotations, a), a);
   return block;
 }
-
-}  // namespace
 
 bool resource_is_text(const std::string& mime, const std::string& bytes) {
   return text_mime(mime) && bytes.find('\0') == std::string::npos && jsonrpc::is_valid_utf8(bytes);

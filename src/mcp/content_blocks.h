@@ -4,6 +4,8 @@
 // the tool sent them. Their payloads count toward the call's output limit together with
 // the text: a block that would pass it is dropped and the text says so (as stdout
 // truncation is reported: a note, not isError). Pure; single-threaded.
+#include <rapidjson/document.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,6 +32,10 @@ struct ToolContent {
 // is removed when blocks follow; notes about dropped blocks go into the text block.
 void add_content_blocks(ShapedResult& r, const ToolContent& content, std::uint64_t budget,
                         std::uint64_t limit);
+
+// The content block of one event (a text block for mcp_message). Its strings point into
+// r.storage, which keeps them, and are built in r.result's allocator.
+rapidjson::Value block_json(const execution::ContentEvent& e, ShapedResult& r);
 
 // "text" when a resource of this MIME type and these bytes is sent as text: the type is
 // text/*, JSON, XML, YAML or empty (unknown), and the bytes are valid UTF-8 without NUL.

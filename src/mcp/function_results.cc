@@ -87,31 +87,36 @@ FunctionAnswer prompt_answer(const std::string& function, const execution::Outco
   std::string outcome;
   if (std::string why = failure(function, o, limits, outcome); !why.empty())
     return error(jsonrpc::kInternalError, why, outcome);
-  // The blocks as a tool result would carry them; the text block (stdout) goes last.
-  ShapedResult shaped = shape_tool_result(function, o, limits, nullptr, content, "Function");
+  if (o.stdout_truncated() || content.oversized)
+    return error(jsonrpc::kInternalError,
+                 "Prompt '" + function.substr(7) + "' is larger than the output limit of " +
+                     human_bytes(limits.max_stdout) + " (--max-output); it was not sent",
+                 "too_large");
+  // The blocks are built as a tool result's are; ShapedResult keeps what they point to.
+  ShapedResult blocks;
   FunctionAnswer answer;
   answer.ok = true;
-  answer.outcome = shaped.outcome;
-  answer.storage = std::move(shaped.storage);
+  answer.outcome = "ok";
   auto& a = answer.result.GetAllocator();
   rapidjson::Value messages(rapidjson::kArrayType);
-  const auto& blocks = shaped.result["content"];
-  auto message = [&](const rapidjson::Value& block) {
+  auto add = [&](const char* role, rapidjson::Value block) {
     rapidjson::Value m(rapidjson::kObjectType);
-    m.AddMember("role", "user", a);
+    m.AddMember("role", rapidjson::StringRef(role), a);
     m.AddMember("content", rapidjson::Value(block, a), a);
     messages.PushBack(m, a);
   };
-  std::optional<rapidjson::SizeType> text_at;
-  for (rapidjson::SizeType i = 0; i < blocks.Size(); ++i) {
-    const auto& block = blocks[i];
-    if (block["type"] == "text") {
-      if (!text_at && block["text"].GetStringLength() > 0) text_at = i;
-      continue;
-    }
-    message(block);
+  for (const auto& e : content.blocks)
+    add(e.annotations.role == "assistant" ? "assistant" : "user", block_json(e, blocks));
+  const std::string_view text = trim_trailing_newlines(o.stdout_head);
+  if (!text.empty()) {
+    rapidjson::Value block(rapidjson::kObjectType);
+    block.AddMember("type", "text", a);
+    block.AddMember("text",
+                    rapidjson::Value(text.data(), static_cast<rapidjson::SizeType>(text.size()), a),
+                    a);
+    add("user", std::move(block));
   }
-  if (text_at) message(blocks[*text_at]);
+  answer.storage = std::move(blocks.storage);
   if (!description.empty())
     answer.result.AddMember("description", rapidjson::Value(description.c_str(), a), a);
   answer.result.AddMember("messages", messages, a);

@@ -9,9 +9,10 @@
 //    blob); blocks sent with mcp_resource / mcp_image / mcp_audio follow as further items
 //    (image and audio as blobs of the URI read). Output past the limit is an error: a cut
 //    resource would be read as whole.
-//  - prompts/get: the blocks sent with the content helpers, in order, each a user
-//    message; then stdout (trailing newlines trimmed), when not empty, as the last user
-//    message.
+//  - prompts/get: the blocks sent with the helpers (mcp_message, mcp_image, mcp_audio,
+//    mcp_resource, mcp_resource_link), in order, each a message of the role it was given
+//    (--role, default user); then stdout (trailing newlines trimmed), when not empty, as
+//    the last user message. Output past the limit is an error.
 //  - completion/complete: stdout's non-empty lines are the values, at most 100 sent;
 //    total and hasMore say how many there were.
 #include <rapidjson/document.h>

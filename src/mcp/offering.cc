@@ -5,17 +5,18 @@
 namespace mcpsh::mcp {
 
 Offering::Offering(const discovery::Catalog& catalog, const std::vector<std::string>& resource_dirs,
-                   bool live)
+                   bool live, std::size_t page_size)
     : tools(catalog, problems),
       resources(catalog, resource_dirs, problems),
       prompts(catalog),
       profile(catalog.profile,
               Offers{!resources.empty(), !prompts.empty(), prompts.has_completers(), live}),
       discover_result(profile.discover_result_json()),
-      list_result(profile.list_result_json(tools.tools_json())),
-      resources_result(profile.list_result_json("resources", resources.resources_json())),
-      templates_result(profile.list_result_json("resourceTemplates", resources.templates_json())),
-      prompts_result(profile.list_result_json("prompts", prompts.prompts_json())) {
+      tool_list("tools", tools.tools_json(), page_size, profile),
+      resource_list("resources", resources.resources_json(), page_size, profile),
+      template_list("resourceTemplates", resources.templates_json(), page_size, profile),
+      prompt_list("prompts", prompts.prompts_json(), page_size, profile),
+      page_size_(page_size) {
   for (std::size_t i = 0; i < tools.size(); ++i) {
     const auto& entry = tools.at(i).entry;
     if (entry.implemented &&
@@ -24,12 +25,13 @@ Offering::Offering(const discovery::Catalog& catalog, const std::vector<std::str
   }
 }
 
-const std::string& Offering::legacy_list_result(const std::string& version) const {
-  auto it = legacy_lists_.find(version);
-  if (it == legacy_lists_.end())
-    it = legacy_lists_
-             .emplace(version,
-                      ServerProfileView::legacy_list_result_json(tools.tools_json_for(version)))
+const PagedList& Offering::legacy_tool_list(const std::string& version) const {
+  auto it = legacy_tool_lists_.find(version);
+  if (it == legacy_tool_lists_.end())
+    it = legacy_tool_lists_
+             .emplace(std::piecewise_construct, std::forward_as_tuple(version),
+                      std::forward_as_tuple("tools", tools.tools_json_for(version), page_size_,
+                                            profile))
              .first;
   return it->second;
 }

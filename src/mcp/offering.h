@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "discovery/catalog.h"
+#include "mcp/paged_list.h"
 #include "mcp/prompt_registry.h"
 #include "mcp/resource_registry.h"
 #include "mcp/server_profile.h"
@@ -22,7 +23,9 @@ class Offering {
   // `live`: the catalog is watched and reloaded, so list changes are announced (the
   // listChanged and subscribe capabilities say so).
   Offering(const discovery::Catalog& catalog, const std::vector<std::string>& resource_dirs,
-           bool live);
+           bool live, std::size_t page_size = kDefaultPageSize);
+
+  static constexpr std::size_t kDefaultPageSize = 100;
 
   // Problems found while preparing it (invalid schemas and templates), before the registries
   // that append to it.
@@ -31,15 +34,17 @@ class Offering {
   ResourceRegistry resources;
   PromptRegistry prompts;
   ServerProfileView profile;
-  std::string discover_result, list_result;                           // modern
-  std::string resources_result, templates_result, prompts_result;  // modern lists
+  std::string discover_result;
+  PagedList tool_list, resource_list, template_list, prompt_list;
   std::vector<std::string> tool_scripts;  // scripts with implemented tools, for warm processes
 
-  // The ListToolsResult of a legacy revision, rendered at its first use.
-  const std::string& legacy_list_result(const std::string& version) const;
+  // The tools list of a legacy revision (without the fields it does not define), rendered
+  // at its first use.
+  const PagedList& legacy_tool_list(const std::string& version) const;
 
  private:
-  mutable std::map<std::string, std::string, std::less<>> legacy_lists_;
+  std::size_t page_size_;
+  mutable std::map<std::string, PagedList, std::less<>> legacy_tool_lists_;
 };
 
 }  // namespace mcpsh::mcp

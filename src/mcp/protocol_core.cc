@@ -26,7 +26,8 @@ ProtocolCore::ProtocolCore(const discovery::Catalog& catalog, execution::CallRun
       time_(time),
       log_(log),
       audit_(std::move(audit)),
-      offering_(std::make_shared<Offering>(catalog, options_.resource_dirs, options_.live)),
+      offering_(std::make_shared<Offering>(catalog, options_.resource_dirs, options_.live,
+                                           options_.page_size)),
       notifier_(log),
       // The hooks reach this core; they live in the scheduler's state, which this core
       // owns and the runner's callbacks only reference weakly.
@@ -188,8 +189,9 @@ void ProtocolCore::dispatch(Request& r) {
     case MethodId::kDiscover:
       return ok(offering_->discover_result);
     case MethodId::kToolsList:
-      ok(r.exchange.meta.legacy ? offering_->legacy_list_result(r.exchange.meta.protocol_version)
-                                : offering_->list_result);
+      handle_list(r, r.exchange.meta.legacy
+                         ? offering_->legacy_tool_list(r.exchange.meta.protocol_version)
+                         : offering_->tool_list);
       return warm_once();
     case MethodId::kToolsCall:
       return handle_tools_call(r);
@@ -198,15 +200,13 @@ void ProtocolCore::dispatch(Request& r) {
     case MethodId::kSetLevel:
       return handle_set_level(r);
     case MethodId::kResourcesList:
-      return handle_list(r, "resources", offering_->resources.resources_json(),
-                         offering_->resources_result);
+      return handle_list(r, offering_->resource_list);
     case MethodId::kResourceTemplatesList:
-      return handle_list(r, "resourceTemplates", offering_->resources.templates_json(),
-                         offering_->templates_result);
+      return handle_list(r, offering_->template_list);
     case MethodId::kResourcesRead:
       return handle_read(r);
     case MethodId::kPromptsList:
-      return handle_list(r, "prompts", offering_->prompts.prompts_json(), offering_->prompts_result);
+      return handle_list(r, offering_->prompt_list);
     case MethodId::kPromptsGet:
       return handle_prompt(r);
     case MethodId::kComplete:

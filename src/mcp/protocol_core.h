@@ -43,6 +43,8 @@ struct CoreOptions {
   std::chrono::milliseconds heartbeat{5000};
   // The catalog is watched and reloaded (replace_offering): list changes are announced.
   bool live = false;
+  // Lists longer than this are served in pages (cursor/nextCursor).
+  std::size_t page_size = Offering::kDefaultPageSize;
   // Directories published as read-only resources (--resource-dir).
   std::vector<std::string> resource_dirs;
 };
@@ -101,8 +103,7 @@ class ProtocolCore {
   void handle_initialize(Request& r);
   void handle_set_level(Request& r);
   void handle_tools_call(Request& r);
-  void handle_list(Request& r, std::string_view key, const std::string& items_json,
-                   const std::string& modern_result);
+  void handle_list(Request& r, const PagedList& list);
   void handle_read(Request& r);
   void handle_prompt(Request& r);
   void handle_complete(Request& r);

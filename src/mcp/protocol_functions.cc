@@ -65,20 +65,24 @@ std::string ProtocolCore::result_line(const Exchange& x, rapidjson::Document& re
   return jsonrpc::result_line(*x.id, result);
 }
 
-void ProtocolCore::handle_list(Request& r, std::string_view key, const std::string& items_json,
-                               const std::string& modern_result) {
+void ProtocolCore::handle_list(Request& r, const PagedList& list) {
   if (unoffered(r)) return;
-  // Lists are served whole (no nextCursor is ever sent), so any cursor is not ours.
-  if (member(r.params, "cursor"))
-    return refuse(*r.from, r.exchange, jsonrpc::kInvalidParams,
-                  invalid("unknown cursor (this list has one page)"));
+  std::size_t page = 0;
+  if (const rapidjson::Value* cursor = member(r.params, "cursor"); cursor && !cursor->IsNull()) {
+    auto named = cursor->IsString()
+                     ? page_of_cursor(std::string_view(cursor->GetString(), cursor->GetStringLength()),
+                                      list.pages())
+                     : std::nullopt;
+    if (!named)
+      return refuse(*r.from, r.exchange, jsonrpc::kInvalidParams,
+                    invalid("\"cursor\" is not one this server gave"));
+    page = *named;
+  }
   AuditRecord facts;
   facts.outcome = "ok";
   answer(*r.from, r.exchange,
-         jsonrpc::result_line_raw(
-             *r.exchange.id, r.exchange.meta.legacy
-                                 ? ServerProfileView::legacy_list_result_json(key, items_json)
-                                 : modern_result),
+         jsonrpc::result_line_raw(*r.exchange.id, r.exchange.meta.legacy ? list.legacy(page)
+                                                                         : list.modern(page)),
          std::move(facts));
 }
 

@@ -98,7 +98,8 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
       log.warning("reload: keeping the catalog served so far: " + why);
     } else {
       core.replace_offering(
-          std::make_shared<mcp::Offering>(next, options.resource_dirs, /*live=*/true));
+          std::make_shared<mcp::Offering>(next, options.resource_dirs, /*live=*/true,
+                                          options.page_size));
       for (const auto& p : core.offering().problems) log.warning("reload: " + p.where + ": " + p.what);
       last = std::move(next);
       rewatch();

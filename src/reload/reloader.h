@@ -34,6 +34,7 @@ namespace mcpsh::reload {
 struct ReloadOptions {
   discovery::DiscoveryOptions discovery;
   std::vector<std::string> resource_dirs;
+  std::size_t page_size = mcp::Offering::kDefaultPageSize;
   std::chrono::milliseconds debounce{50};
 };
 

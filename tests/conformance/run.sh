@@ -2,7 +2,8 @@
 # Runs one scenario of the official MCP conformance suite against the real host over HTTP.
 # Usage: run.sh SCENARIO SPEC_VERSION   with MCPSH_HOST set (the mcp-shell-host binary).
 #
-# Starts `$MCPSH_HOST --http --listen 127.0.0.1:0 fixture/server.sh`, waits for the
+# Starts `$MCPSH_HOST --http --listen 127.0.0.1:0 DIR` (DIR: a fresh folder with a link to
+# fixture/server.sh), waits for the
 # "listening on http://…" line on its stderr, runs `conformance server --scenario S
 # --spec-version V` at that URL, stops the host with SIGTERM and waits for it.
 #
@@ -46,7 +47,11 @@ trap 'stop_host; rm -rf "$work"' EXIT
 # Created here: the background job opens them only after the fork, maybe after the first grep.
 : >"$work/host.out"
 : >"$work/host.log"
-"$MCPSH_HOST" --http --listen 127.0.0.1:0 "$here/fixture/server.sh" </dev/null \
+# The host serves a folder of its own holding a link to the fixture server: the trigger
+# tools of server-stateless add scripts to it, and the host reloads them.
+mkdir "$work/scripts"
+ln -s "$here/fixture/server.sh" "$work/scripts/server.sh"
+"$MCPSH_HOST" --http --listen 127.0.0.1:0 "$work/scripts" </dev/null \
   >"$work/host.out" 2>"$work/host.log" &
 host_pid=$!
 
