@@ -9,9 +9,9 @@
 #include <array>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <optional>
+#include <system_error>
 #include <utility>
 
 namespace mcpsh::resources {
@@ -50,7 +50,8 @@ DirRead failed(DirRead::Status status, std::string why) {
   return r;
 }
 
-std::string errno_text(int err) { return std::strerror(err); }
+// std::strerror may share a buffer between threads; the category's message does not.
+std::string errno_text(int err) { return std::generic_category().message(err); }
 
 std::optional<std::string> real_path(const std::string& path, int& err) {
   std::unique_ptr<char, decltype(&std::free)> resolved(::realpath(path.c_str(), nullptr),
