@@ -38,7 +38,12 @@ TEST(MethodTable, RoutesOrRefusesEachCase) {
       {"initialize", "{}", true, 0},
       {"initialize", m, false, -32601},
       {"initialize", old, true, -32601},
-      {"resources/read", m, false, -32601},
+      {"resources/read", m, false, 0},  // routed; -32601 comes when no script defines one
+      {"resources/nonexistent", m, false, -32601},
+      {"subscriptions/listen", m, false, 0},
+      {"subscriptions/listen", "{}", true, -32602},  // modern only: needs _meta
+      {"resources/subscribe", "{}", true, 0},         // legacy only
+      {"resources/subscribe", m, false, -32601},
   };
   for (const auto& c : cases) {
     auto params = params_of(c.params);
