@@ -53,8 +53,8 @@ bool ProtocolCore::unoffered(Request& r) {
       break;
   }
   if (offered) return false;
-  refuse(*r.from, r.exchange, jsonrpc::kMethodNotFound,
-         "Method not found: " + r.exchange.method + " (the server's scripts define none)");
+  // The old core's wording, which has none of these methods: migrated clients see the same.
+  refuse(*r.from, r.exchange, jsonrpc::kMethodNotFound, "Method not found: " + r.exchange.method);
   return true;
 }
 
@@ -291,9 +291,10 @@ void ProtocolCore::handle_listen(Request& r) {
                   invalid("\"notifications\" must be an object of toolsListChanged, "
                           "promptsListChanged, resourcesListChanged (booleans) and "
                           "resourceSubscriptions (an array of URIs)"));
-  // Without reloads nothing ever changes: the stream is acknowledged with an empty filter.
-  const bool live = options_.live;
-  ListChanges offered{live, live, live};
+  // Only what the capabilities announce (nothing without reloads): the acknowledgment
+  // says which.
+  const Announced& a = offering_->profile.announces();
+  ListChanges offered{a.tools, a.prompts, a.resources || a.subscribe};
   subscriptions_.listen(r.from, *r.exchange.id, std::move(*filter), offered);
   log_.debug("subscriptions/listen " + r.exchange.id->json + " opened");
 }
@@ -341,6 +342,10 @@ void ProtocolCore::replace_offering(std::shared_ptr<const Offering> next) {
   changes.resources = next->resources.resources_json() != offering_->resources.resources_json() ||
                       next->resources.templates_json() != offering_->resources.templates_json();
   offering_ = std::move(next);
+  const Announced& announced = offering_->profile.announces();
+  changes.tools = changes.tools && announced.tools;
+  changes.prompts = changes.prompts && announced.prompts;
+  changes.resources = changes.resources && announced.resources;
   log_.info(std::string("catalog reloaded") + (changes.tools ? "; tools changed" : "") +
             (changes.prompts ? "; prompts changed" : "") +
             (changes.resources ? "; resources changed" : ""));

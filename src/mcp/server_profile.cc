@@ -27,18 +27,18 @@ std::string with_offers(const std::string& capabilities, Offers offers) {
     v.Parse(value);
     d.AddMember(rapidjson::StringRef(key), rapidjson::Value(v, a), a);
   };
-  add(offers.resources, "resources", R"({"subscribe":false,"listChanged":false})");
-  add(offers.prompts, "prompts", R"({"listChanged":false})");
+  add(offers.resources, "resources", "{}");
+  add(offers.prompts, "prompts", "{}");
   add(offers.completions, "completions", "{}");
-  if (offers.live)
-    for (const char* key : {"tools", "resources", "prompts"}) {
+  for (const char* key : {"tools", "resources", "prompts"}) {
       auto it = d.FindMember(key);
       if (it == d.MemberEnd() || !it->value.IsObject()) continue;
+      // true when the host reloads. A config file that says listChanged (or subscribe)
+      // false is obeyed: the host then announces nothing of that kind, as the old core did
+      // not.
       auto set = [&](const char* flag) {
-        if (it->value.HasMember(flag))
-          it->value[flag].SetBool(true);
-        else
-          it->value.AddMember(rapidjson::StringRef(flag), true, a);
+        if (!it->value.HasMember(flag))
+          it->value.AddMember(rapidjson::StringRef(flag), offers.live, a);
       };
       set("listChanged");
       if (std::string_view(key) == "resources") set("subscribe");
@@ -54,8 +54,19 @@ ServerProfileView::ServerProfileView(const std::optional<discovery::ServerProfil
                                            MCPSH_VERSION + "\"}";
   // Logging: tools' log lines become notifications/message when a request asks for them.
   capabilities_ =
-      p && p->capabilities ? *p->capabilities : R"({"tools":{"listChanged":false},"logging":{}})";
+      p && p->capabilities ? *p->capabilities : R"({"tools":{},"logging":{}})";
   capabilities_ = with_offers(capabilities_, offers);
+  rapidjson::Document caps;
+  caps.Parse(capabilities_.c_str(), capabilities_.size());
+  auto flag = [&](const char* kind, const char* name) {
+    if (!caps.IsObject()) return false;
+    auto it = caps.FindMember(kind);
+    if (it == caps.MemberEnd() || !it->value.IsObject()) return false;
+    auto f = it->value.FindMember(name);
+    return f != it->value.MemberEnd() && f->value.IsBool() && f->value.GetBool();
+  };
+  announces_ = Announced{flag("tools", "listChanged"), flag("prompts", "listChanged"),
+                         flag("resources", "listChanged"), flag("resources", "subscribe")};
   if (p) instructions_ = p->instructions;
   ttl_ms_ = p && p->ttl_ms ? *p->ttl_ms : kDefaultTtlMs;
   cache_scope_ = p && p->cache_scope ? *p->cache_scope : kDefaultCacheScope;

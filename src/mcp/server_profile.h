@@ -26,12 +26,18 @@ struct Offers {
   bool live = false;
 };
 
+// What the capabilities promise to announce (listChanged, subscribe): nothing else is sent.
+struct Announced {
+  bool tools = false, prompts = false, resources = false, subscribe = false;
+};
+
 class ServerProfileView {
  public:
   explicit ServerProfileView(const std::optional<discovery::ServerProfile>& profile,
                              Offers offers = {});
 
   std::string discover_result_json() const;
+  const Announced& announces() const { return announces_; }
   std::string list_result_json(const std::string& tools_json) const {
     return list_result_json("tools", tools_json);
   }
@@ -56,6 +62,7 @@ class ServerProfileView {
   std::optional<std::string> instructions_;
   std::int64_t ttl_ms_;
   std::string cache_scope_;
+  Announced announces_;
 };
 
 }  // namespace mcpsh::mcp
