@@ -55,13 +55,14 @@ std::vector<std::string> expand_paths(const std::vector<std::string>& paths,
   return unique;
 }
 
-namespace {
-
+// One script's probe (outside the anonymous namespace: ProbeResults holds them).
 struct ScriptResult {
   std::string script;
   ProbeReport report;
   execution::Outcome outcome;
 };
+
+namespace {
 
 // Probes every script at once; `done` gets the results when the last probe ended.
 void probe_all(execution::Runner& runner, const std::vector<std::string>& scripts,
@@ -356,21 +357,37 @@ Catalog build_catalog(Catalog catalog, const std::vector<ScriptResult>& results,
 
 }  // namespace
 
-void discover_async(boost::asio::io_context& io, execution::Runner& runner,
-                    const DiscoveryOptions& options, std::function<void(Catalog)> done) {
-  Catalog catalog;
-  auto scripts = expand_paths(options.paths, catalog.problems);
+struct ProbeResults {
+  Catalog catalog;  // the problems found before probing (paths that do not exist)
+  std::vector<ScriptResult> results;
+};
+
+void probe_scripts(boost::asio::io_context& io, execution::Runner& runner,
+                   const DiscoveryOptions& options,
+                   std::function<void(std::shared_ptr<ProbeResults>)> done) {
+  auto probes = std::make_shared<ProbeResults>();
+  auto scripts = expand_paths(options.paths, probes->catalog.problems);
   if (scripts.empty()) {
-    boost::asio::post(io, [catalog = std::move(catalog), options, done = std::move(done)]() mutable {
-      done(build_catalog(std::move(catalog), {}, options));
-    });
+    boost::asio::post(io, [probes, done = std::move(done)] { done(probes); });
     return;
   }
   probe_all(runner, scripts, options,
-            [catalog = std::move(catalog), options, done = std::move(done)](
-                std::vector<ScriptResult> results) mutable {
-              done(build_catalog(std::move(catalog), results, options));
+            [probes, done = std::move(done)](std::vector<ScriptResult> results) {
+              probes->results = std::move(results);
+              done(probes);
             });
+}
+
+Catalog catalog_from_probes(const ProbeResults& probes, const DiscoveryOptions& options) {
+  return build_catalog(probes.catalog, probes.results, options);
+}
+
+void discover_async(boost::asio::io_context& io, execution::Runner& runner,
+                    const DiscoveryOptions& options, std::function<void(Catalog)> done) {
+  probe_scripts(io, runner, options,
+                [options, done = std::move(done)](std::shared_ptr<ProbeResults> probes) {
+                  done(catalog_from_probes(*probes, options));
+                });
 }
 
 Catalog discover(boost::asio::io_context& io, execution::Runner& runner,

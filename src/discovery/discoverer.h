@@ -3,6 +3,7 @@
 // concurrently, then reads metadata (tools files, comment blocks, config file).
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,15 @@ struct DiscoveryOptions {
 // turn of the loop.
 void discover_async(boost::asio::io_context& io, execution::Runner& runner,
                     const DiscoveryOptions& options, std::function<void(Catalog)> done);
+// The two halves of discover_async, for a caller that reads the scripts' comments off the
+// loop's thread (a reload): the probes (children of `runner`, reported on `io`'s thread),
+// then the catalog from what they found (pure: reads the scripts, any thread).
+struct ProbeResults;
+void probe_scripts(boost::asio::io_context& io, execution::Runner& runner,
+                   const DiscoveryOptions& options,
+                   std::function<void(std::shared_ptr<ProbeResults>)> done);
+Catalog catalog_from_probes(const ProbeResults& probes, const DiscoveryOptions& options);
+
 // The same, running `io` until it is done (start-up and the one-shot verbs).
 Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
                  const DiscoveryOptions& options);

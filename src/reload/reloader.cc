@@ -2,7 +2,9 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/post.hpp>
 #include <filesystem>
+#include <thread>
 
 #include "diagnostics/log.h"
 
@@ -73,6 +75,11 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
       }
     if (!sources.count(path)) return;
     log.debug(path + " changed");
+    schedule();
+  }
+
+  // A reload after the debounce; during a reload, one more once it ends.
+  void schedule() {
     if (running) {
       again = true;
       return;
@@ -83,31 +90,54 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
     });
   }
 
+  // The probes run as children of the loop; what follows them (reading every script's
+  // comments, compiling schemas and templates, rendering the lists) runs on a thread of
+  // its own, so that no request waits for it; the swap itself is back on the loop.
   void reload() {
     running = true;
-    discovery::discover_async(io, runner, options.discovery,
-                              [weak = weak_from_this()](discovery::Catalog next) {
-                                if (auto self = weak.lock()) self->discovered(std::move(next));
-                              });
+    discovery::probe_scripts(
+        io, runner, options.discovery,
+        [weak = weak_from_this()](std::shared_ptr<discovery::ProbeResults> probes) {
+          if (auto self = weak.lock()) self->build(std::move(probes));
+        });
   }
 
-  void discovered(discovery::Catalog next) {
+  void build(std::shared_ptr<discovery::ProbeResults> probes) {
+    if (worker.joinable()) worker.join();  // the previous build, long done
+    // The thread touches only its own copies, and the loop through post().
+    worker = std::thread([&io = io, weak = weak_from_this(), probes = std::move(probes),
+                          discovery_options = options.discovery, dirs = options.resource_dirs,
+                          page_size = options.page_size] {
+      auto next =
+          std::make_shared<discovery::Catalog>(
+          discovery::catalog_from_probes(*probes, discovery_options));
+      auto offering =
+          std::make_shared<const mcp::Offering>(*next, dirs, /*live=*/true, page_size);
+      asio::post(io, [weak, next, offering] {
+        if (auto self = weak.lock()) self->built(std::move(*next), offering);
+      });
+    });
+  }
+
+  void built(discovery::Catalog next, std::shared_ptr<const mcp::Offering> offering) {
     running = false;
     ++count;
     if (std::string why = regression(next, last); !why.empty()) {
       log.warning("reload: keeping the catalog served so far: " + why);
     } else {
-      core.replace_offering(
-          std::make_shared<mcp::Offering>(next, options.resource_dirs, /*live=*/true,
-                                          options.page_size));
-      for (const auto& p : core.offering().problems) log.warning("reload: " + p.where + ": " + p.what);
+      for (const auto& p : offering->problems) log.warning("reload: " + p.where + ": " + p.what);
+      core.replace_offering(std::move(offering));
       last = std::move(next);
       rewatch();
     }
     if (again) {
       again = false;
-      changed(*sources.begin());
+      schedule();
     }
+  }
+
+  ~Impl() {
+    if (worker.joinable()) worker.join();
   }
 
   asio::io_context& io;
@@ -122,6 +152,9 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
   std::map<std::string, std::set<std::string>> watchers;  // @watch path -> URIs
   bool running = false, again = false;
   std::size_t count = 0;
+  // Builds the next catalog and Offering; joined before the next build and on destruction
+  // (it posts to the loop only through a weak pointer).
+  std::thread worker;
 };
 
 Reloader::Reloader(asio::io_context& io, execution::Runner& runner, mcp::ProtocolCore& core,
