@@ -1,4 +1,5 @@
-// Fuzz target: the comment-metadata parser (src/discovery/comment_metadata.h). An input
+// Fuzz target: the comment-metadata parsers (src/discovery/comment_metadata.h and
+// entry_metadata.h: tools, resources, prompts). An input
 // is the text of a script; the function is on a line appended after it, so the whole
 // input is the candidate comment block.
 //
@@ -15,6 +16,8 @@
 #include <vector>
 
 #include "discovery/comment_metadata.h"
+#include "discovery/entry_metadata.h"
+#include "resources/uri_template.h"
 #include "schema/json_schema.h"
 
 namespace {
@@ -76,5 +79,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& e : meta.errors)
     if (e.rfind("line ", 0) != 0) fail("error without a line", e);
   (void)schema::CompiledSchema::compile(input->value);
+
+  // The same block above a resource and a prompt (src/discovery/entry_metadata.h): the
+  // definition is a JSON object naming it; a template, when it is one, goes through the
+  // URI template parser as the registry does; prompt arguments are listed in order.
+  auto resource = discovery::resource_from_comments("r", lines, static_cast<int>(lines.size()));
+  if (resource.errors.empty()) {
+    rapidjson::Document d;
+    d.Parse(resource.entry.definition_json.c_str(), resource.entry.definition_json.size());
+    if (d.HasParseError() || !d.IsObject() || !d.HasMember("name"))
+      fail("resource definition is not an object with a name", resource.entry.definition_json);
+    if (!d.HasMember(resource.entry.is_template ? "uriTemplate" : "uri"))
+      fail("resource definition lacks its uri", resource.entry.definition_json);
+    if (resource.entry.is_template) (void)resources::UriTemplate::parse(resource.entry.uri);
+  }
+  auto prompt = discovery::prompt_from_comments("p", lines, static_cast<int>(lines.size()));
+  if (prompt.errors.empty()) {
+    rapidjson::Document d;
+    d.Parse(prompt.entry.definition_json.c_str(), prompt.entry.definition_json.size());
+    if (d.HasParseError() || !d.IsObject())
+      fail("prompt definition is not an object", prompt.entry.definition_json);
+    const std::size_t listed = d.HasMember("arguments") ? d["arguments"].Size() : 0;
+    if (listed != prompt.entry.arguments.size())
+      fail("prompt arguments listed differ from those kept", prompt.entry.definition_json);
+  }
   return 0;
 }
