@@ -331,8 +331,7 @@ ParseResult parse_options(int argc, char** argv) {
   }
   if (vm.count("audit-log")) o.audit_log = vm["audit-log"].as<std::string>();
   o.watch = vm.count("no-watch") == 0;
-  if (vm.count("resource-dir"))
-    o.resource_dirs = vm["resource-dir"].as<std::vector<std::string>>();
+  if (vm.count("resource-dir")) o.resource_dirs = vm["resource-dir"].as<std::vector<std::string>>();
   if (vm.count("tool")) o.tool = vm["tool"].as<std::string>();
   if (vm.count("args")) o.args_json = vm["args"].as<std::string>();
   o.http = vm.count("http") > 0;

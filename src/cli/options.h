@@ -30,8 +30,8 @@ struct Options {
   std::vector<std::string> resource_dirs;  // --resource-dir
   bool watch = true;                       // serve: reload when the scripts change
   std::size_t page_size = 100;             // list results longer than this are paged
-  std::string tool;       // call
-  std::string args_json;  // call
+  std::string tool;                        // call
+  std::string args_json;                   // call
   bool show_help = false, show_version = false;
 
   // Streamable HTTP (serve --http). Unset values are taken from the old core's

@@ -74,8 +74,7 @@ int serve_http(const Options& options) {
     log->error("cannot start: " + *error);
     return 1;
   }
-  log->info("serving " + offer_summary(host.catalog) + "; listening on " +
-            server.url());
+  log->info("serving " + offer_summary(host.catalog) + "; listening on " + server.url());
 
   bool stopping = false;
   const auto grace = options.limits.kill_grace;

@@ -76,7 +76,7 @@ struct Problem {
 };
 
 struct Catalog {
-  std::vector<ToolEntry> tools;  // in list order
+  std::vector<ToolEntry> tools;          // in list order
   std::vector<ResourceEntry> resources;  // in list order (fixed URIs and templates)
   std::vector<PromptEntry> prompts;      // in list order
   std::vector<CompleterEntry> completers;

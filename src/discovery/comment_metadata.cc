@@ -71,8 +71,7 @@ std::optional<std::chrono::milliseconds> parse_timeout_tag(const CommentTag& tag
   char* end = nullptr;
   double seconds = std::strtod(tag.value.c_str(), &end);
   if (tag.value.empty() || *end != '\0' || !(seconds > 0) || !std::isfinite(seconds)) {
-    errors.push_back(at + "@timeout needs a positive number of seconds, got \"" + tag.value +
-                     "\"");
+    errors.push_back(at + "@timeout needs a positive number of seconds, got \"" + tag.value + "\"");
     return std::nullopt;
   }
   // Checked before the conversion below, which is undefined for huge values; the same

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
-#include <filesystem>
-#include <map>
 #include <set>
 #include <sstream>
 
@@ -155,9 +155,9 @@ void add_other_entries(Catalog& catalog, const std::vector<FunctionSite>& functi
     std::string name = f.name.substr(underscore + 1);
     const std::string where = f.file + ":" + std::to_string(f.line);
     if (!valid_tool_name(name)) {
-      catalog.problems.push_back({Severity::kWarning, where,
-                                  "function " + f.name + " is not served: " + kind +
-                                      " names use only [A-Za-z0-9_.-]"});
+      catalog.problems.push_back(
+          {Severity::kWarning, where,
+           "function " + f.name + " is not served: " + kind + " names use only [A-Za-z0-9_.-]"});
       continue;
     }
     const auto* lines = files.get(f.file);
@@ -211,9 +211,9 @@ Catalog build_catalog(Catalog catalog, const std::vector<ScriptResult>& results,
   auto claim_other = [&](const std::string& kind_and_name, const std::string& script) {
     auto [it, fresh] = other_defined_by.emplace(kind_and_name, script);
     if (!fresh && it->second != script) {
-      catalog.problems.push_back({Severity::kError, kind_and_name,
-                                  kind_and_name + " is defined by both " + it->second + " and " +
-                                      script});
+      catalog.problems.push_back(
+          {Severity::kError, kind_and_name,
+           kind_and_name + " is defined by both " + it->second + " and " + script});
       catalog.fatal = true;
       return false;
     }

@@ -33,7 +33,9 @@ std::optional<rapidjson::Document> json_object(const CommentTag& tag,
 }
 
 void add_string(rapidjson::Document& d, const char* key, const std::string& value) {
-  if (!value.empty()) d.AddMember(rapidjson::StringRef(key), rapidjson::Value(value.c_str(), d.GetAllocator()), d.GetAllocator());
+  if (!value.empty())
+    d.AddMember(rapidjson::StringRef(key), rapidjson::Value(value.c_str(), d.GetAllocator()),
+                d.GetAllocator());
 }
 
 bool single_line(const CommentTag& tag, std::vector<std::string>& errors) {
@@ -100,7 +102,8 @@ ResourceMetadata resource_from_comments(const std::string& name,
   }
   out.entry.is_template = out.entry.uri.find('{') != std::string::npos;
   if (!out.entry.is_template && !plausible_uri(out.entry.uri))
-    out.errors.push_back(at(*uri_tag) + "@uri must be a URI with a scheme (e.g. docs://readme), got \"" +
+    out.errors.push_back(at(*uri_tag) +
+                         "@uri must be a URI with a scheme (e.g. docs://readme), got \"" +
                          out.entry.uri + "\"");
   if (out.entry.is_template && !size.empty())
     out.errors.push_back(at(*uri_tag) + "@size applies to a fixed URI, not to a template");

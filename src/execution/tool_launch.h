@@ -22,7 +22,7 @@
 namespace mcpsh::execution {
 
 struct ToolLaunch {
-  std::string script;          // absolute path of the script that defines the tool
+  std::string script;  // absolute path of the script that defines the tool
   // The function to run, with its prefix: tool_<name>, resource_<name>, prompt_<name> or
   // complete_<name>, the name already validated ([A-Za-z0-9_.-]).
   std::string function;

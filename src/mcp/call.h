@@ -55,7 +55,9 @@ struct Call {
 
   CallKey key() const { return {connection.get(), *exchange.id}; }
   // Who runs, for logs: the tool's name, or the function (resource_x, prompt_x, ...).
-  const std::string& label() const { return kind == CallKind::kTool ? exchange.tool : launch.function; }
+  const std::string& label() const {
+    return kind == CallKind::kTool ? exchange.tool : launch.function;
+  }
 };
 
 }  // namespace mcpsh::mcp

@@ -38,14 +38,13 @@ void add_contents_item(rapidjson::Value& contents, const std::string& uri, const
   item.AddMember("uri", rapidjson::Value(uri.c_str(), a), a);
   if (!mime.empty()) item.AddMember("mimeType", rapidjson::Value(mime.c_str(), a), a);
   if (resource_is_text(mime, bytes)) {
-    item.AddMember("text",
-                   rapidjson::Value(bytes.data(), static_cast<rapidjson::SizeType>(bytes.size()), a),
-                   a);
+    item.AddMember(
+        "text", rapidjson::Value(bytes.data(), static_cast<rapidjson::SizeType>(bytes.size()), a),
+        a);
   } else {
     std::string blob = encode_base64(bytes);
-    item.AddMember("blob",
-                   rapidjson::Value(blob.data(), static_cast<rapidjson::SizeType>(blob.size()), a),
-                   a);
+    item.AddMember(
+        "blob", rapidjson::Value(blob.data(), static_cast<rapidjson::SizeType>(blob.size()), a), a);
   }
   contents.PushBack(item, a);
 }
@@ -111,9 +110,8 @@ FunctionAnswer prompt_answer(const std::string& function, const execution::Outco
   if (!text.empty()) {
     rapidjson::Value block(rapidjson::kObjectType);
     block.AddMember("type", "text", a);
-    block.AddMember("text",
-                    rapidjson::Value(text.data(), static_cast<rapidjson::SizeType>(text.size()), a),
-                    a);
+    block.AddMember(
+        "text", rapidjson::Value(text.data(), static_cast<rapidjson::SizeType>(text.size()), a), a);
     add("user", std::move(block));
   }
   answer.storage = std::move(blocks.storage);

@@ -29,9 +29,9 @@ const PagedList& Offering::legacy_tool_list(const std::string& version) const {
   auto it = legacy_tool_lists_.find(version);
   if (it == legacy_tool_lists_.end())
     it = legacy_tool_lists_
-             .emplace(std::piecewise_construct, std::forward_as_tuple(version),
-                      std::forward_as_tuple("tools", tools.tools_json_for(version), page_size_,
-                                            profile))
+             .emplace(
+                 std::piecewise_construct, std::forward_as_tuple(version),
+                 std::forward_as_tuple("tools", tools.tools_json_for(version), page_size_, profile))
              .first;
   return it->second;
 }

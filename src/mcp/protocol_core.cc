@@ -17,7 +17,6 @@ namespace mcpsh::mcp {
 
 using jsonrpc::Message;
 
-
 ProtocolCore::ProtocolCore(const discovery::Catalog& catalog, execution::CallRunner& runner,
                            CoreOptions options, WakeupSource& time, diagnostics::Log& log,
                            Audit audit)
@@ -264,9 +263,10 @@ void ProtocolCore::handle_initialize(Request& r) {
   log_.info("initialize: client asked for " + asked + ", serving legacy revision " + chosen);
   AuditRecord facts;
   facts.outcome = "ok";
-  answer(*r.from, r.exchange,
-         jsonrpc::result_line_raw(*r.exchange.id, offering_->profile.initialize_result_json(chosen)),
-         std::move(facts));
+  answer(
+      *r.from, r.exchange,
+      jsonrpc::result_line_raw(*r.exchange.id, offering_->profile.initialize_result_json(chosen)),
+      std::move(facts));
 }
 
 // Over stateless HTTP the session is the request's own and ends with it: the level is

@@ -69,10 +69,11 @@ void ProtocolCore::handle_list(Request& r, const PagedList& list) {
   if (unoffered(r)) return;
   std::size_t page = 0;
   if (const rapidjson::Value* cursor = member(r.params, "cursor"); cursor && !cursor->IsNull()) {
-    auto named = cursor->IsString()
-                     ? page_of_cursor(std::string_view(cursor->GetString(), cursor->GetStringLength()),
-                                      list.pages())
-                     : std::nullopt;
+    auto named =
+        cursor->IsString()
+            ? page_of_cursor(std::string_view(cursor->GetString(), cursor->GetStringLength()),
+                             list.pages())
+            : std::nullopt;
     if (!named)
       return refuse(*r.from, r.exchange, jsonrpc::kInvalidParams,
                     invalid("\"cursor\" is not one this server gave"));
@@ -81,15 +82,17 @@ void ProtocolCore::handle_list(Request& r, const PagedList& list) {
   AuditRecord facts;
   facts.outcome = "ok";
   answer(*r.from, r.exchange,
-         jsonrpc::result_line_raw(*r.exchange.id, r.exchange.meta.legacy ? list.legacy(page)
-                                                                         : list.modern(page)),
+         jsonrpc::result_line_raw(*r.exchange.id,
+                                  r.exchange.meta.legacy ? list.legacy(page) : list.modern(page)),
          std::move(facts));
 }
 
 void ProtocolCore::handle_read(Request& r) {
   if (unoffered(r)) return;
   auto uri = string_member(r.params, "uri");
-  if (!uri) return refuse(*r.from, r.exchange, jsonrpc::kInvalidParams, invalid("\"uri\" (a string) is required"));
+  if (!uri)
+    return refuse(*r.from, r.exchange, jsonrpc::kInvalidParams,
+                  invalid("\"uri\" (a string) is required"));
   r.exchange.tool = *uri;
   auto not_found = [&](const std::string& why) {
     auto data = uri_data(*uri);
@@ -140,22 +143,26 @@ void ProtocolCore::handle_read(Request& r) {
 void ProtocolCore::handle_prompt(Request& r) {
   if (unoffered(r)) return;
   auto name = string_member(r.params, "name");
-  if (!name) return refuse(*r.from, r.exchange, jsonrpc::kInvalidParams, invalid("\"name\" (a string) is required"));
+  if (!name)
+    return refuse(*r.from, r.exchange, jsonrpc::kInvalidParams,
+                  invalid("\"name\" (a string) is required"));
   r.exchange.tool = *name;
   const auto* prompt = offering_->prompts.find(*name);
-  if (!prompt) return refuse(*r.from, r.exchange, jsonrpc::kInvalidParams, "Prompt not found: " + *name);
+  if (!prompt)
+    return refuse(*r.from, r.exchange, jsonrpc::kInvalidParams, "Prompt not found: " + *name);
   const rapidjson::Value* arguments = member(r.params, "arguments");
   if (arguments && !arguments->IsObject() && !arguments->IsNull())
-    return refuse(*r.from, r.exchange, jsonrpc::kInvalidParams, invalid("\"arguments\" must be an object"));
+    return refuse(*r.from, r.exchange, jsonrpc::kInvalidParams,
+                  invalid("\"arguments\" must be an object"));
   if (arguments && arguments->IsNull()) arguments = nullptr;
   if (arguments)
     for (const auto& m : arguments->GetObject()) {
       r.exchange.argument_names.emplace_back(m.name.GetString(), m.name.GetStringLength());
       if (!m.value.IsString())
-        return refuse(*r.from, r.exchange, jsonrpc::kInvalidParams,
-                      invalid("prompt arguments are strings; \"" +
-                              std::string(m.name.GetString(), m.name.GetStringLength()) +
-                              "\" is not"));
+        return refuse(
+            *r.from, r.exchange, jsonrpc::kInvalidParams,
+            invalid("prompt arguments are strings; \"" +
+                    std::string(m.name.GetString(), m.name.GetStringLength()) + "\" is not"));
     }
   std::string missing;
   for (const auto& arg : prompt->arguments)
@@ -228,9 +235,11 @@ void ProtocolCore::handle_complete(Request& r) {
   args.AddMember("argument", rapidjson::Value(arg_name->c_str(), a), a);
   args.AddMember("value", rapidjson::Value(arg_value->c_str(), a), a);
   rapidjson::Value context(rapidjson::kObjectType);
-  if (const auto* given = member(member(r.params, "context"), "arguments"); given && given->IsObject())
+  if (const auto* given = member(member(r.params, "context"), "arguments");
+      given && given->IsObject())
     for (const auto& m : given->GetObject())
-      if (m.value.IsString()) context.AddMember(rapidjson::Value(m.name, a), rapidjson::Value(m.value, a), a);
+      if (m.value.IsString())
+        context.AddMember(rapidjson::Value(m.name, a), rapidjson::Value(m.value, a), a);
   args.AddMember("arguments", context, a);
   auto call = std::make_shared<Call>();
   call->kind = CallKind::kCompletion;

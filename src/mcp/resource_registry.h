@@ -26,9 +26,9 @@ struct RegisteredResource {
 
 // What a URI names.
 struct ResourceTarget {
-  const RegisteredResource* resource = nullptr;   // a function to run, or
-  const resources::ResourceDir* dir = nullptr;    // a directory to read from
-  std::map<std::string, std::string> variables;   // a template's values
+  const RegisteredResource* resource = nullptr;  // a function to run, or
+  const resources::ResourceDir* dir = nullptr;   // a directory to read from
+  std::map<std::string, std::string> variables;  // a template's values
 };
 
 class ResourceRegistry {

@@ -31,18 +31,18 @@ std::string with_offers(const std::string& capabilities, Offers offers) {
   add(offers.prompts, "prompts", "{}");
   add(offers.completions, "completions", "{}");
   for (const char* key : {"tools", "resources", "prompts"}) {
-      auto it = d.FindMember(key);
-      if (it == d.MemberEnd() || !it->value.IsObject()) continue;
-      // true when the host reloads. A config file that says listChanged (or subscribe)
-      // false is obeyed: the host then announces nothing of that kind, as the old core did
-      // not.
-      auto set = [&](const char* flag) {
-        if (!it->value.HasMember(flag))
-          it->value.AddMember(rapidjson::StringRef(flag), offers.live, a);
-      };
-      set("listChanged");
-      if (std::string_view(key) == "resources") set("subscribe");
-    }
+    auto it = d.FindMember(key);
+    if (it == d.MemberEnd() || !it->value.IsObject()) continue;
+    // true when the host reloads. A config file that says listChanged (or subscribe)
+    // false is obeyed: the host then announces nothing of that kind, as the old core did
+    // not.
+    auto set = [&](const char* flag) {
+      if (!it->value.HasMember(flag))
+        it->value.AddMember(rapidjson::StringRef(flag), offers.live, a);
+    };
+    set("listChanged");
+    if (std::string_view(key) == "resources") set("subscribe");
+  }
   return jsonrpc::to_json(d);
 }
 }  // namespace
@@ -53,8 +53,7 @@ ServerProfileView::ServerProfileView(const std::optional<discovery::ServerProfil
                                      : std::string(R"({"name":"mcp-shell-host","version":")") +
                                            MCPSH_VERSION + "\"}";
   // Logging: tools' log lines become notifications/message when a request asks for them.
-  capabilities_ =
-      p && p->capabilities ? *p->capabilities : R"({"tools":{},"logging":{}})";
+  capabilities_ = p && p->capabilities ? *p->capabilities : R"({"tools":{},"logging":{}})";
   capabilities_ = with_offers(capabilities_, offers);
   rapidjson::Document caps;
   caps.Parse(capabilities_.c_str(), capabilities_.size());

@@ -117,9 +117,8 @@ void Subscriptions::lists_changed(const ListChanges& changes) {
         it = legacy_.erase(it);
         continue;
       }
-      send(*connection,
-           jsonrpc::notification_line(list_changed_method(kind),
-                                      rapidjson::Document(rapidjson::kObjectType)));
+      send(*connection, jsonrpc::notification_line(list_changed_method(kind),
+                                                   rapidjson::Document(rapidjson::kObjectType)));
       ++it;
     }
   }

@@ -71,8 +71,7 @@ namespace {
 // The text block: stdout, an error's explanation, or structured output's JSON.
 ShapedResult shape_text_result(const std::string& tool, const execution::Outcome& o,
                                const execution::Limits& limits,
-                               const schema::CompiledSchema* output_schema,
-                               std::string_view noun) {
+                               const schema::CompiledSchema* output_schema, std::string_view noun) {
   // Not copied: invalid UTF-8 is repaired where the result is written.
   const std::string_view out = trim_trailing_newlines(o.stdout_head);
   const std::string name = std::string(noun) + " '" + tool + "'";

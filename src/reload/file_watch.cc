@@ -32,11 +32,11 @@ struct FileWatch::Impl : std::enable_shared_from_this<Impl> {
 
   void read() {
     if (!stream.is_open()) return;
-    stream.async_read_some(asio::buffer(buffer),
-                           [weak = weak_from_this()](const boost::system::error_code& ec,
-                                                     std::size_t n) {
-                             if (auto self = weak.lock()) self->on_read(ec, n);
-                           });
+    stream.async_read_some(
+        asio::buffer(buffer),
+        [weak = weak_from_this()](const boost::system::error_code& ec, std::size_t n) {
+          if (auto self = weak.lock()) self->on_read(ec, n);
+        });
   }
 
   void on_read(const boost::system::error_code& ec, std::size_t n) {
@@ -52,7 +52,9 @@ struct FileWatch::Impl : std::enable_shared_from_this<Impl> {
       inotify_event event;
       std::memcpy(&event, buffer.data() + at, sizeof event);
       std::string name;
-      if (event.len > 0) name = std::string(buffer.data() + at + sizeof event, ::strnlen(buffer.data() + at + sizeof event, event.len));
+      if (event.len > 0)
+        name = std::string(buffer.data() + at + sizeof event,
+                           ::strnlen(buffer.data() + at + sizeof event, event.len));
       at += sizeof(inotify_event) + event.len;
       if (event.mask & IN_Q_OVERFLOW) {
         // Events were lost: everything may have changed.

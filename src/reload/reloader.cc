@@ -1,8 +1,8 @@
 #include "reload/reloader.h"
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <filesystem>
 #include <thread>
 
@@ -108,11 +108,9 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
     worker = std::thread([&io = io, weak = weak_from_this(), probes = std::move(probes),
                           discovery_options = options.discovery, dirs = options.resource_dirs,
                           page_size = options.page_size] {
-      auto next =
-          std::make_shared<discovery::Catalog>(
+      auto next = std::make_shared<discovery::Catalog>(
           discovery::catalog_from_probes(*probes, discovery_options));
-      auto offering =
-          std::make_shared<const mcp::Offering>(*next, dirs, /*live=*/true, page_size);
+      auto offering = std::make_shared<const mcp::Offering>(*next, dirs, /*live=*/true, page_size);
       asio::post(io, [weak, next, offering] {
         if (auto self = weak.lock()) self->built(std::move(*next), offering);
       });

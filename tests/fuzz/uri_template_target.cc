@@ -40,7 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (value.find('\0') != std::string::npos || !mcpsh::jsonrpc::is_valid_utf8(value))
         fail("a value that is not UTF-8 without NUL", value);
     }
-    if (!t->match(t->expand(*values))) fail("the expansion of a match does not match", t->expand(*values));
+    if (!t->match(t->expand(*values)))
+      fail("the expansion of a match does not match", t->expand(*values));
   }
   return 0;
 }

@@ -42,7 +42,7 @@ TEST(MethodTable, RoutesOrRefusesEachCase) {
       {"resources/nonexistent", m, false, -32601},
       {"subscriptions/listen", m, false, 0},
       {"subscriptions/listen", "{}", true, -32602},  // modern only: needs _meta
-      {"resources/subscribe", "{}", true, 0},         // legacy only
+      {"resources/subscribe", "{}", true, 0},        // legacy only
       {"resources/subscribe", m, false, -32601},
   };
   for (const auto& c : cases) {

@@ -48,7 +48,8 @@ TEST(ResourceMetadata, FixedUriWithEveryTag) {
 }
 
 TEST(ResourceMetadata, ATemplateIsListedAsAResourceTemplate) {
-  auto m = resource_of({"# @uri users://{id}/profile", "# @mime application/json", "resource_r() {"});
+  auto m =
+      resource_of({"# @uri users://{id}/profile", "# @mime application/json", "resource_r() {"});
   ASSERT_TRUE(m.errors.empty());
   EXPECT_TRUE(m.entry.is_template);
   EXPECT_TRUE(same_json(m.entry.definition_json,
@@ -63,8 +64,10 @@ TEST(ResourceMetadata, MistakesAreReportedWithTheirLines) {
   EXPECT_NE(bad_uri.errors[0].find("line 1: @uri"), std::string::npos) << bad_uri.errors[0];
   EXPECT_FALSE(resource_of({"# @uri docs://x", "# @size ten", "resource_r() {"}).errors.empty());
   EXPECT_FALSE(resource_of({"# @uri u://{x}", "# @size 10", "resource_r() {"}).errors.empty());
-  EXPECT_FALSE(resource_of({"# @uri docs://x", "# @param a string", "resource_r() {"}).errors.empty());
-  EXPECT_FALSE(resource_of({"# @uri docs://x", "# @annotations [1]", "resource_r() {"}).errors.empty());
+  EXPECT_FALSE(
+      resource_of({"# @uri docs://x", "# @param a string", "resource_r() {"}).errors.empty());
+  EXPECT_FALSE(
+      resource_of({"# @uri docs://x", "# @annotations [1]", "resource_r() {"}).errors.empty());
   EXPECT_FALSE(resource_of({"# @uri docs://x", "# @timeout -1", "resource_r() {"}).errors.empty());
 }
 
@@ -81,8 +84,8 @@ TEST(ResourceMetadata, PlausibleUris) {
 
 TEST(PromptMetadata, ArgumentsRequiredAndOptional) {
   auto m = prompt_of({"# Review one file.", "# @title Code review", "# @arg path The file",
-                      "# @arg focus? What to look at", "# @arg style ? House style",
-                      "# @arg bare", "prompt_p() {"});
+                      "# @arg focus? What to look at", "# @arg style ? House style", "# @arg bare",
+                      "prompt_p() {"});
   ASSERT_TRUE(m.errors.empty()) << m.errors[0];
   ASSERT_EQ(m.entry.arguments.size(), 4u);
   EXPECT_TRUE(m.entry.arguments[0].required);

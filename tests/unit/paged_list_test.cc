@@ -62,7 +62,7 @@ TEST(PagedList, CursorsNotMadeHereAreRefused) {
   EXPECT_FALSE(page_of_cursor(cursor_for_page(3), 3));  // past the last page
   EXPECT_FALSE(page_of_cursor("", 3));
   EXPECT_FALSE(page_of_cursor("not base64!", 3));
-  EXPECT_FALSE(page_of_cursor("cGFnZSAx", 0));   // "page 1" of a one-page... no pages
+  EXPECT_FALSE(page_of_cursor("cGFnZSAx", 0));      // "page 1" of a one-page... no pages
   EXPECT_FALSE(page_of_cursor("cGFnZSAteA==", 3));  // "page -x"
 }
 

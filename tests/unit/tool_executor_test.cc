@@ -86,7 +86,8 @@ struct Ends {
   }
 };
 
-ToolLaunch launch(const std::string& function = "tool_echo", const std::string& args = R"({"a":1})") {
+ToolLaunch launch(const std::string& function = "tool_echo",
+                  const std::string& args = R"({"a":1})") {
   ToolLaunch l;
   l.script = "/nonexistent/script.sh";
   l.function = function;
