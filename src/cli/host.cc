@@ -38,6 +38,7 @@ std::unique_ptr<reload::Reloader> start_reloading(Host& host, const Options& opt
   if (!options.watch || options.verb != Verb::kServe) return nullptr;
   reload::ReloadOptions r;
   r.discovery = discovery_options(options, host.bash);
+  r.discovery.max_probes = 4;
   r.resource_dirs = options.resource_dirs;
   r.page_size = options.page_size;
   auto reloader = std::make_unique<reload::Reloader>(host.io, host.runner, core, std::move(r), log);

@@ -64,27 +64,63 @@ struct ScriptResult {
 
 namespace {
 
-// Probes every script at once; `done` gets the results when the last probe ended.
-void probe_all(execution::Runner& runner, const std::vector<std::string>& scripts,
-               const DiscoveryOptions& options,
+// Probes every script; `done` gets the results when the last probe ended. Unlimited
+// (options.max_probes == 0): all start at once. Otherwise at most that many run at once and
+// each start is a turn of the loop of its own: starting a process blocks the loop until it
+// has exec'ed, and requests served meanwhile wait for one start, not for all of them.
+void probe_all(boost::asio::io_context& io, execution::Runner& runner,
+               const std::vector<std::string>& scripts, const DiscoveryOptions& options,
                std::function<void(std::vector<ScriptResult>)> done) {
-  struct State {
+  struct State : std::enable_shared_from_this<State> {
+    boost::asio::io_context& io;
+    execution::Runner& runner;
+    DiscoveryOptions options;
     std::vector<ScriptResult> results;
-    std::size_t pending;
+    std::size_t next = 0, running = 0, pending;
     std::function<void(std::vector<ScriptResult>)> done;
+
+    State(boost::asio::io_context& io, execution::Runner& runner, DiscoveryOptions options,
+          std::vector<ScriptResult> results, std::function<void(std::vector<ScriptResult>)> done)
+        : io(io),
+          runner(runner),
+          options(std::move(options)),
+          results(std::move(results)),
+          pending(this->results.size()),
+          done(std::move(done)) {}
+
+    bool may_start() const {
+      return next < results.size() && (options.max_probes == 0 || running < options.max_probes);
+    }
+    void start_one() {
+      const std::size_t i = next++;
+      ++running;
+      execution::RunCallbacks callbacks;
+      callbacks.on_done = [self = shared_from_this(), i](execution::Outcome o) {
+        self->results[i].report = parse_probe_report(o.stdout_head);
+        self->results[i].outcome = std::move(o);
+        --self->running;
+        if (--self->pending == 0) return self->done(std::move(self->results));
+        self->start_later();
+      };
+      runner.start(make_probe_launch(options.bash, results[i].script, options.probe_timeout),
+                   std::move(callbacks));
+    }
+    void start_later() {
+      if (!may_start()) return;
+      boost::asio::post(io, [self = shared_from_this()] {
+        if (!self->may_start()) return;
+        self->start_one();
+        self->start_later();
+      });
+    }
   };
-  auto state = std::make_shared<State>(
-      State{std::vector<ScriptResult>(scripts.size()), scripts.size(), std::move(done)});
-  for (std::size_t i = 0; i < scripts.size(); ++i) {
-    state->results[i].script = scripts[i];
-    execution::RunCallbacks callbacks;
-    callbacks.on_done = [state, i](execution::Outcome o) {
-      state->results[i].report = parse_probe_report(o.stdout_head);
-      state->results[i].outcome = std::move(o);
-      if (--state->pending == 0) state->done(std::move(state->results));
-    };
-    runner.start(make_probe_launch(options.bash, scripts[i], options.probe_timeout),
-                 std::move(callbacks));
+  std::vector<ScriptResult> results(scripts.size());
+  for (std::size_t i = 0; i < scripts.size(); ++i) results[i].script = scripts[i];
+  auto state = std::make_shared<State>(io, runner, options, std::move(results), std::move(done));
+  if (options.max_probes == 0) {
+    while (state->may_start()) state->start_one();
+  } else {
+    state->start_later();
   }
 }
 
@@ -371,7 +407,7 @@ void probe_scripts(boost::asio::io_context& io, execution::Runner& runner,
     boost::asio::post(io, [probes, done = std::move(done)] { done(probes); });
     return;
   }
-  probe_all(runner, scripts, options,
+  probe_all(io, runner, scripts, options,
             [probes, done = std::move(done)](std::vector<ScriptResult> results) {
               probes->results = std::move(results);
               done(probes);

@@ -25,6 +25,10 @@ struct DiscoveryOptions {
   std::optional<std::string> config_file;      // overrides MCP_CONFIG_FILE
   std::string bash;                            // absolute path
   std::chrono::milliseconds probe_timeout{10000};
+  // Probes running at once, each started in a turn of the loop of its own; 0: all at once
+  // (start-up, where nothing else is waiting). A reload limits them so that requests
+  // served meanwhile wait for one process start at most.
+  std::size_t max_probes = 0;
 };
 
 // Starts discovery: `done` gets the catalog later, on `io`'s thread, once every probe
