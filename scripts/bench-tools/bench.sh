@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench.sh - the fixed tool set of scripts/bench. Tools parse their arguments with
-# bash only (no jq), so a measurement is of the host and bash, not of the tools.
+# bench.sh - the fixed tools, resources and prompt of scripts/bench. Functions parse their
+# arguments with bash only (no jq), so a measurement is of the host and bash, not of them.
 # Only functions are defined here: the host sources this file once per call.
 
 # Says hi: the trivial call.
@@ -37,3 +37,20 @@ tool_image() {
   mcp_image "$f"
   rm -f "$f"
 }
+
+# A fixed resource that prints one line: the trivial resources/read.
+# @uri bench://readme
+# @title Read me
+# @mime text/plain
+resource_readme() { echo readme; }
+
+# A template, so that resources/templates/list has an entry; prints the URI's id.
+# @uri bench://items/{id}
+# @mime text/plain
+resource_item() {
+  [[ $1 =~ \"id\":[[:space:]]*\"([^\"]*)\" ]] && echo "item ${BASH_REMATCH[1]}"
+}
+
+# Greets by name: the trivial prompts/get.
+# @arg name? Whom to greet
+prompt_greet() { echo hello; }

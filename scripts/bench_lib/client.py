@@ -52,7 +52,7 @@ def cpu_ns(pid):
 class StdioServer:
     """One server process. Not thread-safe: one caller drives it."""
 
-    def __init__(self, argv, stderr_path, cwd=None, env=None):
+    def __init__(self, argv, stderr_path, cwd=None, env=None, keep_notifications=False):
         self.argv = argv
         self.stderr_path = stderr_path
         with open(stderr_path, "ab") as err:
@@ -66,7 +66,10 @@ class StdioServer:
         self._lines = collections.deque()  # (line bytes, arrival ns)
         self._stash = {}  # id -> (arrival ns, message) read while waiting for another id
         self.notifications = 0
+        # (arrival ns, message) of every notification, when a caller wants them (reload).
+        self.kept_notifications = [] if keep_notifications else None
         self._next_id = 1
+        self.last_sent_ns = None  # when round_trip last sent its request
 
     def new_id(self):
         i = self._next_id
@@ -113,6 +116,8 @@ class StdioServer:
             mid = msg.get("id") if isinstance(msg, dict) else None
             if mid is None:
                 self.notifications += 1
+                if self.kept_notifications is not None:
+                    self.kept_notifications.append((t, msg))
             elif mid in wanted:
                 wanted.discard(mid)
                 got[mid] = (t, msg)
@@ -125,6 +130,7 @@ class StdioServer:
         rid = self.new_id()
         line = make_line(rid)
         t0 = now_ns()
+        self.last_sent_ns = t0
         self.send(line)
         t, msg = self.wait_for([rid], timeout)[rid]
         return t - t0, msg

@@ -21,6 +21,22 @@ def call(req_id, tool, arguments_json="{}"):
     return request(req_id, "tools/call", '"name":"%s","arguments":%s' % (tool, arguments_json))
 
 
+def read(req_id, uri):
+    """A resources/read line."""
+    return request(req_id, "resources/read", '"uri":%s' % json.dumps(uri))
+
+
+def get_prompt(req_id, name, arguments_json="{}"):
+    """A prompts/get line."""
+    return request(req_id, "prompts/get", '"name":%s,"arguments":%s' % (json.dumps(name), arguments_json))
+
+
+def listen(req_id, tools=True, prompts=True, resources=True):
+    """A subscriptions/listen line for the list_changed kinds asked for."""
+    wanted = {"toolsListChanged": tools, "promptsListChanged": prompts, "resourcesListChanged": resources}
+    return request(req_id, "subscriptions/listen", '"notifications":' + json.dumps(wanted))
+
+
 def nested(req_id, size):
     """A tools/list line of `size` bytes whose params hold one array nested as deep as fits."""
     head = '{"jsonrpc":"2.0","id":%d,"method":"tools/list","params":{"deep":' % req_id
@@ -32,6 +48,30 @@ def tool_text(response):
     """The first text block of a CallToolResult, or None when the response is not one."""
     try:
         return response["result"]["content"][0]["text"]
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
+def listed(response, key, name):
+    """Whether a list result's `key` array (tools, resources, prompts, ...) has an entry called name."""
+    try:
+        return any(entry.get("name") == name for entry in response["result"][key])
+    except (KeyError, TypeError, AttributeError):
+        return False
+
+
+def resource_text(response):
+    """The text of the first content of a ReadResourceResult, or None."""
+    try:
+        return response["result"]["contents"][0]["text"]
+    except (KeyError, IndexError, TypeError):
+        return None
+
+
+def prompt_text(response):
+    """The text of the first message of a GetPromptResult, or None."""
+    try:
+        return response["result"]["messages"][0]["content"]["text"]
     except (KeyError, IndexError, TypeError):
         return None
 

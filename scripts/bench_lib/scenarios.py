@@ -95,60 +95,108 @@ class Bench:
 
     def sequential(self):
         rows = []
-        kinds = [
-            ("server/discover", lambda i: requests.request(i, "server/discover"),
-             lambda m: "supportedVersions" in m.get("result", {}), self.n["seq"]),
-            ("tools/list", lambda i: requests.request(i, "tools/list"),
-             lambda m: len(m.get("result", {}).get("tools", [])) == 4, self.n["seq"]),
-            ("tools/call hi", lambda i: requests.call(i, "hi"),
-             lambda m: requests.tool_text(m) == "hi", self.n["call"]),
+        read_uri = "bench://readme"
+        text_is = lambda get, want: lambda m: (get(m) or "").rstrip("\n") == want
+        # Kinds measured on one host are interleaved request by request, so that they see the
+        # same load; the first of a group is the reference of the others ("x tools/list").
+        groups = [
+            [("server/discover", lambda i: requests.request(i, "server/discover"),
+              lambda m: "supportedVersions" in m.get("result", {}), True)],
+            [("tools/list", lambda i: requests.request(i, "tools/list"),
+              lambda m: requests.listed(m, "tools", "hi"), True),
+             ("resources/list", lambda i: requests.request(i, "resources/list"),
+              lambda m: requests.listed(m, "resources", "readme"), False),
+             ("resources/templates/list", lambda i: requests.request(i, "resources/templates/list"),
+              lambda m: requests.listed(m, "resourceTemplates", "item"), False),
+             ("prompts/list", lambda i: requests.request(i, "prompts/list"),
+              lambda m: requests.listed(m, "prompts", "greet"), False)],
+            [("tools/call hi", lambda i: requests.call(i, "hi"), text_is(requests.tool_text, "hi"), True),
+             ("resources/read " + read_uri, lambda i: requests.read(i, read_uri),
+              text_is(requests.resource_text, "readme"), False),
+             ("prompts/get greet", lambda i: requests.get_prompt(i, "greet"),
+              text_is(requests.prompt_text, "hello"), False)],
         ]
-        for kind, make, ok, n in kinds:
-            self.progress("  %s: %d host requests, %d floor samples, %d old-core requests"
-                          % (kind, n, min(n, self.n["floor"]), self.n["old"] if self.oldcore_server else 0))
-            rows += self._sequential_kind(kind, make, ok, n)
+        counts = [self.n["seq"], self.n["seq"], self.n["call"]]
+        for group, n in zip(groups, counts):
+            names = ", ".join(kind for kind, _, _, _ in group)
+            olds = sum(1 for *_, old in group if old) if self.oldcore_server else 0
+            self.progress("  %s: %d host requests each, %d floor samples each, %d old-core requests"
+                          % (names, n, min(n, self.n["floor"]), self.n["old"] * olds))
+            rows += self._sequential_group(group, n)
         # With idle time before each call, work a server does between calls (e.g. starting
         # processes ahead) is off the measured path; without it, it competes with the next call.
         pace = self.n["pace_ms"] / 1000
-        kind = "tools/call hi, %d ms apart" % self.n["pace_ms"]
+        kind, make, ok, _ = groups[2][0]
+        kind = "%s, %d ms apart" % (kind, self.n["pace_ms"])
         self.progress("  %s: %d host requests, %d floor samples" % (kind, self.n["paced"], self.n["paced"]))
-        rows += self._sequential_kind(kind, kinds[2][1], kinds[2][2], self.n["paced"], pace=pace, with_old=False)
+        rows += self._sequential_group([(kind, make, ok, False)], self.n["paced"], pace=pace)
         return rows
 
-    def _sequential_kind(self, kind, make, ok, n, pace=0.0, with_old=True):
+    def _sequential_group(self, kinds, n, pace=0.0):
+        """kinds: (kind, make, ok, old core too); each gets n host requests on one host."""
         host = self.host()
-        old = self.old() if self.oldcore_server and with_old else None
+        with_old = [k for k, _, _, old in kinds if old] if self.oldcore_server else []
+        old = self.old() if with_old else None
         try:
             for _ in range(self.n["warmup"]):
-                host.round_trip(make)
+                for _, make, _, _ in kinds:
+                    host.round_trip(make)
             if old:
-                old.round_trip(make, timeout=120)
+                for kind, make, _, _ in kinds:
+                    if kind in with_old:
+                        old.round_trip(make, timeout=120)
             floor_every = max(1, n // self.n["floor"])
             old_every = max(1, n // self.n["old"])
-            h, fb, ft, o = [], [], [], []
+            h = {k: [] for k, _, _, _ in kinds}
+            fb = {k: [] for k in h}
+            ft = {k: [] for k in h}
+            o = {k: [] for k in h}
             host_cpu = CpuMeter(host)
             old_cpu = CpuMeter(old) if old else None
             for i in range(n):
                 # Rotate who goes first so that no one always follows the same neighbour.
-                steps = [lambda: (time.sleep(pace), h.append(self._timed(host, make, ok)))]
-                if i % floor_every == 0:
-                    steps.append(lambda: fb.append(self.floor.bash_tool()))
-                    steps.append(lambda: ft.append(self.floor.true()))
-                if old and i % old_every == 0 and len(o) < self.n["old"]:
-                    steps.append(lambda: o.append(self._timed(old, make, ok, timeout=120)))
+                steps = []
+                for kind, make, ok, _ in kinds:
+                    steps.append(lambda kind=kind, make=make, ok=ok: (
+                        time.sleep(pace), h[kind].append(self._timed(host, make, ok))))
+                    if i % floor_every == 0:
+                        steps.append(lambda kind=kind: fb[kind].append(self.floor.bash_tool()))
+                        steps.append(lambda kind=kind: ft[kind].append(self.floor.true()))
+                    if kind in with_old and i % old_every == 0 and len(o[kind]) < self.n["old"]:
+                        steps.append(lambda kind=kind, make=make, ok=ok: o[kind].append(
+                            self._timed(old, make, ok, timeout=120)))
                 k = i % len(steps)
                 for step in steps[k:] + steps[:k]:
                     step()
-            rows = [row("sequential", kind, "host", [t for t, _ in h], sum(not good for _, good in h),
-                        cpu_ns=host_cpu.per_request(len(h)),
-                        note="after %d ms idle each; rps counts busy time only" % (pace * 1000) if pace else ""),
-                    row("sequential", kind, "bash floor", [s.wall for s in fb], cpu_ns=[s.cpu for s in fb],
-                        note='bash -c \'source SCRIPT; tool_hi "{}"\''),
-                    row("sequential", kind, "/bin/true floor", [s.wall for s in ft], cpu_ns=[s.cpu for s in ft],
-                        note="fork+exec")]
-            if old:
-                rows.append(row("sequential", kind, "old core", [t for t, _ in o], sum(not good for _, good in o),
-                                cpu_ns=old_cpu.per_request(len(o)), note="%d requests only" % len(o)))
+            # CPU is measured over the whole group: per request of any kind.
+            cpu_host = host_cpu.per_request(sum(len(v) for v in h.values()))
+            cpu_old = old_cpu.per_request(sum(len(v) for v in o.values())) if old else None
+            rows = []
+            ref = kinds[0][0]
+            ref_median = stats.median_or_none([t for t, _ in h[ref]])
+            for kind, _, _, _ in kinds:
+                samples = [t for t, _ in h[kind]]
+                notes = []
+                if pace:
+                    notes.append("after %d ms idle each; rps counts busy time only" % (pace * 1000))
+                extra = {}
+                if len(kinds) > 1:
+                    if kind == ref:
+                        notes.append("interleaved with the %d kinds below" % (len(kinds) - 1))
+                    elif ref_median:
+                        extra = {"vs": ref, "x_vs": stats.median_or_none(samples) / ref_median}
+                        notes.append("%.2fx %s (same host, interleaved)" % (extra["x_vs"], ref))
+                    notes.append("CPU: mean over the group")
+                rows += [row("sequential", kind, "host", samples, sum(not good for _, good in h[kind]),
+                             cpu_ns=cpu_host, note="; ".join(notes), **extra),
+                         row("sequential", kind, "bash floor", [s.wall for s in fb[kind]],
+                             cpu_ns=[s.cpu for s in fb[kind]], note='bash -c \'source SCRIPT; tool_hi "{}"\''),
+                         row("sequential", kind, "/bin/true floor", [s.wall for s in ft[kind]],
+                             cpu_ns=[s.cpu for s in ft[kind]], note="fork+exec")]
+                if kind in with_old:
+                    rows.append(row("sequential", kind, "old core", [t for t, _ in o[kind]],
+                                    sum(not good for _, good in o[kind]), cpu_ns=cpu_old,
+                                    note="%d requests only" % len(o[kind])))
             return rows
         finally:
             host.close()
