@@ -98,6 +98,8 @@ int serve(const Options& options) {
                             },
                             [&] {
                               input_done = true;
+                              // Graceful closure: open listen streams get their result.
+                              host.server->end_subscriptions();
                               host.server->input_closed();
                               log->info("stdin closed; finishing " +
                                         std::to_string(host.server->in_flight()) + " call(s)");

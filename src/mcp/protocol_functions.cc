@@ -272,9 +272,10 @@ void ProtocolCore::finished_function(Call& call, execution::Outcome outcome) {
       a = prompt_answer(function, outcome, call.content, call.launch.limits, call.description);
       break;
     case CallKind::kCompletion:
-    case CallKind::kTool:
       a = completion_answer(function, outcome, call.launch.limits);
       break;
+    case CallKind::kTool:  // finished() shapes tool calls itself
+      return;
   }
   AuditRecord facts;
   facts.outcome = a.outcome;
@@ -310,6 +311,10 @@ void ProtocolCore::handle_listen(Request& r) {
 
 void ProtocolCore::handle_subscribe(Request& r, bool subscribe) {
   if (unoffered(r)) return;
+  // Only what the capabilities promise (resources.subscribe: the host reloads).
+  if (!offering_->profile.announces().subscribe)
+    return refuse(*r.from, r.exchange, jsonrpc::kMethodNotFound,
+                  "Method not found: " + r.exchange.method);
   auto uri = string_member(r.params, "uri");
   if (!uri)
     return refuse(*r.from, r.exchange, jsonrpc::kInvalidParams,
