@@ -448,6 +448,15 @@ TEST_F(ResourceDir, EscapesAreRefused) {
   }
 }
 
+TEST_F(ResourceDir, FileOverTheOutputLimitIsAnError) {
+  write(scratch_ / "pub/big.txt", std::string(5000, 'x'));
+  HostProcess host({"--max-output", "1k", "--resource-dir", scratch_ / "pub", tools_only()});
+  host.send(read_uri_request("1", prefix() + "big.txt"));
+  auto line = answer_line(host, "1");
+  EXPECT_TRUE(is_error_response(line, kInternalError, "1"));
+  EXPECT_EQ(line.value_or("").find("xxxxxxxx"), std::string::npos) << *line;
+}
+
 TEST_F(ResourceDir, FifoDoesNotBlockTheHost) {
   ASSERT_EQ(::mkfifo((scratch_ / "pub/pipe").c_str(), 0600), 0);
   HostProcess host({"--resource-dir", scratch_ / "pub", tools_only()});
