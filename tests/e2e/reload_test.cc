@@ -1,0 +1,504 @@
+// Live reload end to end: the host serving a folder of scripts that the test edits while
+// clients are connected. Legacy clients (after initialize) get list_changed notifications
+// and resources/updated for what they subscribed to; modern clients get what their
+// subscriptions/listen asked for, tagged with its id; a script that stops loading keeps
+// the last good catalog; calls in flight finish; --no-watch turns all of it off.
+//
+// Nothing here waits for time to pass: every wait is for an event (a notification, a log
+// line, a response) with a deadline of several seconds. "Exactly one" is proved by making
+// a second change afterwards and counting two.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "e2e_helpers.h"
+#include "exec_helpers.h"
+
+namespace mcpsh::testing {
+namespace {
+
+using namespace exec;
+
+constexpr const char* kToolsChanged = "notifications/tools/list_changed";
+constexpr const char* kPromptsChanged = "notifications/prompts/list_changed";
+constexpr const char* kResourcesChanged = "notifications/resources/list_changed";
+constexpr const char* kUpdated = "notifications/resources/updated";
+constexpr const char* kSubscriptionId = "io.modelcontextprotocol/subscriptionId";
+
+// A folder the host serves (served/) and the test edits. Every script is written in
+// staging/ and renamed in, as editors save: the host never reads half a script.
+struct ServedFolder {
+  ScratchDir scratch;
+  ServedFolder() {
+    std::filesystem::create_directories(scratch / "served");
+    std::filesystem::create_directories(scratch / "staging");
+  }
+  std::string path() const { return scratch / "served"; }
+  std::string file(const std::string& name) const { return scratch / ("served/" + name); }
+  void put(const std::string& name, const std::string& text) const {
+    const std::string staged = scratch / ("staging/" + name);
+    std::ofstream(staged) << text;
+    std::filesystem::rename(staged, file(name));
+  }
+};
+
+std::string tool(const std::string& name, const std::string& body = "echo ok") {
+  return "# The " + name + " tool.\ntool_" + name + "() { " + body + "; }\n";
+}
+std::string prompt(const std::string& name) {
+  return "# The " + name + " prompt.\nprompt_" + name + "() { echo " + name + "; }\n";
+}
+
+std::string legacy_request(const std::string& id, const std::string& method,
+                           const std::string& params = "{}") {
+  return R"({"jsonrpc":"2.0","id":)" + id + R"(,"method":")" + method + R"(","params":)" + params +
+         "}";
+}
+
+// Reads lines until one satisfies `wanted` (returned parsed); every line read, that one
+// included, is appended to `seen`.
+std::optional<rapidjson::Document> await_line(
+    HostProcess& host, const std::function<bool(const rapidjson::Document&)>& wanted,
+    std::vector<std::string>& seen, std::chrono::milliseconds timeout = 15s) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return std::nullopt;
+    auto line = host.read_line(left);
+    if (!line) return std::nullopt;
+    seen.push_back(*line);
+    auto d = parse(*line);
+    if (wanted(d)) return d;
+  }
+}
+
+std::optional<rapidjson::Document> await_notification(HostProcess& host, const std::string& method,
+                                                      std::vector<std::string>& seen) {
+  return await_line(
+      host, [&](const rapidjson::Document& d) { return method_of(d) == method; }, seen);
+}
+
+std::optional<rapidjson::Document> await_answer(HostProcess& host, const std::string& id,
+                                                std::vector<std::string>& seen) {
+  return await_line(
+      host,
+      [&](const rapidjson::Document& d) {
+        return d.IsObject() && !d.HasMember("method") && id_of(d) == id;
+      },
+      seen);
+}
+
+rapidjson::Document ask(HostProcess& host, const std::string& line, const std::string& id,
+                        std::vector<std::string>& seen) {
+  host.send(line);
+  auto d = await_answer(host, id, seen);
+  EXPECT_TRUE(d) << "no answer to " << line << "\n" << host.stderr_text();
+  return d ? std::move(*d) : rapidjson::Document();
+}
+
+// A round trip (server/discover): everything the host sent before its answer is in `seen`
+// afterwards.
+void round_trip(HostProcess& host, std::vector<std::string>& seen, const std::string& id = "99") {
+  auto d = ask(host, request(id, "server/discover"), id, seen);
+  EXPECT_TRUE(d.IsObject() && d.HasMember("result")) << host.stderr_text();
+}
+
+int count(const std::vector<std::string>& lines, const std::string& method) {
+  int n = 0;
+  for (const auto& line : lines) n += method_of(parse(line)) == method;
+  return n;
+}
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Waits until the host's log holds `what` at least `times` times.
+bool await_log(HostProcess& host, const std::string& what, std::size_t times = 1,
+               std::chrono::milliseconds timeout = 15s) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (occurrences(host.stderr_text(), what) < times) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(10ms);
+  }
+  return true;
+}
+
+rapidjson::Document initialize(HostProcess& host, std::vector<std::string>& seen) {
+  auto d = ask(host,
+               legacy_request("0", "initialize",
+                              R"({"protocolVersion":"2025-11-25","capabilities":{},)"
+                              R"("clientInfo":{"name":"e2e","version":"1"}})"),
+               "0", seen);
+  host.send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  return d;
+}
+
+std::vector<std::string> tool_names(HostProcess& host, std::vector<std::string>& seen,
+                                    const std::string& id, bool legacy = true) {
+  auto d =
+      ask(host, legacy ? legacy_request(id, "tools/list") : request(id, "tools/list"), id, seen);
+  std::vector<std::string> names;
+  if (!d.IsObject() || !d.HasMember("result")) return {"<no result>"};
+  for (const auto& t : d["result"]["tools"].GetArray()) names.push_back(t["name"].GetString());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+using Names = std::vector<std::string>;
+
+// ---- legacy: list_changed after initialize --------------------------------------------------
+
+TEST(Reload, EditedScriptGivesExactlyOneToolsListChanged) {
+  ServedFolder folder;
+  folder.put("a.sh", tool("one"));
+  HostProcess host({folder.path()});
+  std::vector<std::string> seen;
+  auto init = initialize(host, seen);
+  ASSERT_TRUE(init.IsObject() && init.HasMember("result")) << host.stderr_text();
+  EXPECT_TRUE(init["result"]["capabilities"]["tools"]["listChanged"].GetBool()) << compact(init);
+  ASSERT_EQ(tool_names(host, seen, "1"), (Names{"one"}));
+
+  folder.put("a.sh", tool("one") + tool("two"));
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+  EXPECT_EQ(tool_names(host, seen, "2"), (Names{"one", "two"}));
+
+  // A second, unrelated change: had the first edit been announced twice, three would
+  // have arrived by the time this one's is answered.
+  folder.put("c.sh", tool("three"));
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+  round_trip(host, seen);
+  EXPECT_EQ(count(seen, kToolsChanged), 2);
+  EXPECT_EQ(count(seen, kPromptsChanged), 0);
+  EXPECT_EQ(count(seen, kResourcesChanged), 0);
+  EXPECT_EQ(tool_names(host, seen, "3"), (Names{"one", "three", "two"}));
+
+  // A script removed: its tool goes, announced too.
+  std::filesystem::remove(folder.file("c.sh"));
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+  EXPECT_EQ(tool_names(host, seen, "4"), (Names{"one", "two"}));
+}
+
+TEST(Reload, AddedPromptGivesPromptsListChangedOnly) {
+  ServedFolder folder;
+  folder.put("a.sh", tool("one") + prompt("first"));
+  HostProcess host({folder.path()});
+  std::vector<std::string> seen;
+  auto init = initialize(host, seen);
+  ASSERT_TRUE(init.IsObject() && init.HasMember("result")) << host.stderr_text();
+  EXPECT_TRUE(init["result"]["capabilities"]["prompts"]["listChanged"].GetBool()) << compact(init);
+
+  folder.put("b.sh", prompt("second"));
+  ASSERT_TRUE(await_notification(host, kPromptsChanged, seen)) << host.stderr_text();
+  auto list = ask(host, legacy_request("1", "prompts/list"), "1", seen);
+  EXPECT_NE(compact(list).find(R"("name":"second")"), std::string::npos) << compact(list);
+  folder.put("c.sh", prompt("third"));
+  ASSERT_TRUE(await_notification(host, kPromptsChanged, seen)) << host.stderr_text();
+  round_trip(host, seen);
+  EXPECT_EQ(count(seen, kPromptsChanged), 2);
+  EXPECT_EQ(count(seen, kToolsChanged), 0);
+}
+
+TEST(Reload, SyntaxErrorKeepsTheLastGoodCatalog) {
+  ServedFolder folder;
+  folder.put("a.sh", tool("one"));
+  HostProcess host({folder.path()});
+  std::vector<std::string> seen;
+  initialize(host, seen);
+  ASSERT_EQ(tool_names(host, seen, "1"), (Names{"one"}));
+
+  folder.put("a.sh", tool("one") + "tool_two() { if true; then echo never; }\n");
+  ASSERT_TRUE(await_log(host, "keeping the catalog served so far")) << host.stderr_text();
+  const std::string log = host.stderr_text();
+  const auto why = log.substr(log.find("keeping the catalog served so far"));
+  EXPECT_NE(why.substr(0, why.find('\n')).find("a.sh"), std::string::npos) << log;
+  EXPECT_EQ(tool_names(host, seen, "2"), (Names{"one"}));
+  auto call =
+      ask(host, legacy_request("3", "tools/call", R"({"name":"one","arguments":{}})"), "3", seen);
+  EXPECT_FALSE(is_error_result(call)) << compact(call);
+  EXPECT_EQ(count(seen, kToolsChanged), 0);
+
+  // Fixed: served again, and announced once.
+  folder.put("a.sh", tool("one") + tool("two"));
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+  EXPECT_EQ(tool_names(host, seen, "4"), (Names{"one", "two"}));
+  round_trip(host, seen);
+  EXPECT_EQ(count(seen, kToolsChanged), 1);
+}
+
+TEST(Reload, CallInFlightFinishesAcrossAReload) {
+  ServedFolder folder;
+  const std::string release = folder.scratch / "release";
+  const std::string started = folder.scratch / "started";
+  const std::string wait_body =
+      "touch " + started + "; while [[ ! -e " + release + " ]]; do sleep 0.01; done; echo finished";
+  folder.put("a.sh", tool("wait", wait_body));
+  HostProcess host({folder.path()});
+  std::vector<std::string> seen;
+  initialize(host, seen);
+  host.send(legacy_request("5", "tools/call", R"({"name":"wait","arguments":{}})"));
+  ASSERT_TRUE(wait_file(started)) << host.stderr_text();
+
+  folder.put("a.sh", tool("wait", "echo replaced") + tool("two"));
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+  EXPECT_EQ(tool_names(host, seen, "6"), (Names{"two", "wait"}));
+  std::ofstream(release) << "go";
+  auto d = await_answer(host, "5", seen);
+  ASSERT_TRUE(d) << host.stderr_text();
+  EXPECT_FALSE(is_error_result(*d)) << compact(*d);
+  EXPECT_EQ(result_text(*d), "finished");
+  // New calls run the new script.
+  auto again =
+      ask(host, legacy_request("7", "tools/call", R"({"name":"wait","arguments":{}})"), "7", seen);
+  EXPECT_EQ(result_text(again), "replaced");
+}
+
+// ---- modern: subscriptions/listen ---------------------------------------------------------
+
+std::string listen_request(const std::string& id, const std::string& notifications) {
+  return request(id, "subscriptions/listen", R"("notifications":)" + notifications);
+}
+
+std::string subscription_of(const rapidjson::Document& d) {
+  if (!d.IsObject() || !d.HasMember("params") || !d["params"].HasMember("_meta") ||
+      !d["params"]["_meta"].HasMember(kSubscriptionId))
+    return "<none>";
+  return compact(d["params"]["_meta"][kSubscriptionId]);
+}
+
+TEST(Listen, GetsOnlyWhatItAskedForTaggedWithItsId) {
+  ServedFolder folder;
+  folder.put("a.sh", tool("one") + prompt("first"));
+  HostProcess host({folder.path()});
+  std::vector<std::string> seen;
+  host.send(listen_request(R"("L1")", R"({"toolsListChanged":true})"));
+  auto ack = await_line(
+      host, [](const rapidjson::Document&) { return true; }, seen);
+  ASSERT_TRUE(ack) << host.stderr_text();
+  EXPECT_EQ(method_of(*ack), "notifications/subscriptions/acknowledged") << seen.back();
+  EXPECT_EQ(subscription_of(*ack), R"("L1")") << seen.back();
+  EXPECT_EQ(compact((*ack)["params"]["notifications"]), R"({"toolsListChanged":true})")
+      << seen.back();
+
+  // A prompt added: not asked for. Once the log says the reload is done, anything it sent
+  // is ahead of what the next reload sends.
+  folder.put("b.sh", prompt("second"));
+  ASSERT_TRUE(await_log(host, "prompts changed")) << host.stderr_text();
+  folder.put("c.sh", tool("two"));
+  auto changed = await_notification(host, kToolsChanged, seen);
+  ASSERT_TRUE(changed) << host.stderr_text();
+  EXPECT_EQ(subscription_of(*changed), R"("L1")") << seen.back();
+  round_trip(host, seen);
+  EXPECT_EQ(count(seen, kPromptsChanged), 0);
+  EXPECT_EQ(count(seen, kToolsChanged), 1);
+  EXPECT_EQ(tool_names(host, seen, "2", false), (Names{"one", "two"}));
+}
+
+TEST(Listen, CancelledListenEndsWithoutAnAnswer) {
+  ServedFolder folder;
+  folder.put("a.sh", tool("one"));
+  HostProcess host({folder.path()});
+  std::vector<std::string> seen;
+  host.send(listen_request("8", R"({"toolsListChanged":true})"));
+  ASSERT_TRUE(await_notification(host, "notifications/subscriptions/acknowledged", seen))
+      << host.stderr_text();
+  host.send(cancel_line("8"));
+  round_trip(host, seen, "1");  // the cancellation is handled before this is answered
+
+  folder.put("b.sh", tool("two"));
+  ASSERT_TRUE(await_log(host, "tools changed")) << host.stderr_text();
+  round_trip(host, seen, "2");
+  EXPECT_EQ(count(seen, kToolsChanged), 0);
+  // The id is free again: a new listen under it is acknowledged.
+  host.send(listen_request("8", R"({"toolsListChanged":true})"));
+  auto ack = await_notification(host, "notifications/subscriptions/acknowledged", seen);
+  ASSERT_TRUE(ack) << seen.back();
+  host.send(cancel_line("8"));
+  host.close_stdin();
+  for (const auto& line : lines_until_eof(host)) {
+    seen.push_back(line);
+    EXPECT_NE(id_of(parse(line)), "8") << line;
+  }
+  for (const auto& line : seen) EXPECT_NE(id_of(parse(line)), "8") << line;
+  EXPECT_EQ(host.wait_exit(), 0);
+}
+
+TEST(Listen, SigtermAnswersAnOpenListenAsComplete) {
+  ServedFolder folder;
+  folder.put("a.sh", tool("one"));
+  HostProcess host({folder.path()});
+  std::vector<std::string> seen;
+  host.send(listen_request("42", R"({"toolsListChanged":true,"promptsListChanged":true})"));
+  ASSERT_TRUE(await_notification(host, "notifications/subscriptions/acknowledged", seen))
+      << host.stderr_text();
+  host.signal(SIGTERM);
+  std::optional<std::string> answer;
+  for (const auto& line : lines_until_eof(host))
+    if (id_of(parse(line)) == "42") answer = line;
+  ASSERT_TRUE(answer) << host.stderr_text();
+  auto d = parse_strict(*answer);
+  ASSERT_TRUE(d.HasMember("result")) << *answer;
+  EXPECT_EQ(compact(d["result"]),
+            R"({"resultType":"complete","_meta":{")" + std::string(kSubscriptionId) + R"(":42}})");
+  auto status = host.wait_exit();
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFEXITED(*status)) << *status;
+}
+
+TEST(Listen, EndOfInputAnswersAnOpenListenAsComplete) {
+  // stdin closed: the host finishes and stops, and a stream still open is closed
+  // gracefully, as when it is stopped by a signal (the client may still read stdout).
+  ServedFolder folder;
+  folder.put("a.sh", tool("one"));
+  HostProcess host({folder.path()});
+  std::vector<std::string> seen;
+  host.send(listen_request(R"("open")", R"({"toolsListChanged":true})"));
+  ASSERT_TRUE(await_notification(host, "notifications/subscriptions/acknowledged", seen))
+      << host.stderr_text();
+  host.close_stdin();
+  std::optional<std::string> answer;
+  for (const auto& line : lines_until_eof(host))
+    if (id_of(parse(line)) == R"("open")") answer = line;
+  ASSERT_TRUE(answer) << host.stderr_text();
+  EXPECT_EQ(
+      compact(parse_strict(*answer)["result"]),
+      R"({"resultType":"complete","_meta":{")" + std::string(kSubscriptionId) + R"(":"open"}})");
+  EXPECT_EQ(host.wait_exit(), 0);
+}
+
+TEST(Listen, ResourceSubscriptionsAndResourcesListChangedAreTagged) {
+  ServedFolder folder;
+  const std::string data = folder.file("data.txt");
+  std::ofstream(data) << "v1";
+  folder.put("a.sh",
+             "# Watched.\n# @uri test://watched\n# @watch data.txt\n"
+             "resource_watched() { echo watched; }\n");
+  HostProcess host({folder.path()});
+  std::vector<std::string> seen;
+  host.send(listen_request(
+      "5", R"({"resourcesListChanged":true,"resourceSubscriptions":["test://watched"]})"));
+  auto ack = await_notification(host, "notifications/subscriptions/acknowledged", seen);
+  ASSERT_TRUE(ack) << host.stderr_text();
+  EXPECT_EQ(compact((*ack)["params"]["notifications"]),
+            R"({"resourcesListChanged":true,"resourceSubscriptions":["test://watched"]})");
+
+  std::ofstream(data) << "v2";
+  auto updated = await_notification(host, kUpdated, seen);
+  ASSERT_TRUE(updated) << host.stderr_text();
+  EXPECT_EQ(subscription_of(*updated), "5");
+  EXPECT_EQ((*updated)["params"]["uri"], "test://watched") << seen.back();
+
+  folder.put("b.sh", "# Another.\n# @uri test://another\nresource_another() { echo another; }\n");
+  auto changed = await_notification(host, kResourcesChanged, seen);
+  ASSERT_TRUE(changed) << host.stderr_text();
+  EXPECT_EQ(subscription_of(*changed), "5");
+  round_trip(host, seen);
+  EXPECT_EQ(count(seen, kToolsChanged), 0);
+  EXPECT_EQ(count(seen, kPromptsChanged), 0);
+  EXPECT_EQ(count(seen, kResourcesChanged), 1);
+}
+
+// ---- legacy: resources/subscribe and @watch -------------------------------------------------
+
+TEST(Subscribe, WatchedFileGivesResourcesUpdatedUntilUnsubscribed) {
+  ServedFolder folder;
+  const std::string data = folder.file("data.txt");
+  std::ofstream(data) << "v1";
+  const std::string script =
+      "# A file the resource reads.\n# @uri test://watched\n# @watch data.txt\n"
+      "resource_watched() { cat \"" +
+      data + "\"; }\n";
+  folder.put("a.sh", script + tool("one"));
+  HostProcess host({folder.file("a.sh")});
+  std::vector<std::string> seen;
+  auto init = initialize(host, seen);
+  ASSERT_TRUE(init.IsObject() && init.HasMember("result")) << host.stderr_text();
+  EXPECT_TRUE(init["result"]["capabilities"]["resources"]["subscribe"].GetBool()) << compact(init);
+  auto subscribed = ask(
+      host, legacy_request("1", "resources/subscribe", R"({"uri":"test://watched"})"), "1", seen);
+  EXPECT_EQ(compact(subscribed["result"]), "{}") << compact(subscribed);
+
+  std::ofstream(data) << "v2";
+  auto updated = await_notification(host, kUpdated, seen);
+  ASSERT_TRUE(updated) << host.stderr_text();
+  EXPECT_EQ(compact((*updated)["params"]), R"({"uri":"test://watched"})");
+  auto read =
+      ask(host, legacy_request("2", "resources/read", R"({"uri":"test://watched"})"), "2", seen);
+  EXPECT_EQ(compact(read["result"]["contents"][0]["text"]), R"("v2")") << compact(read);
+
+  ask(host, legacy_request("3", "resources/unsubscribe", R"({"uri":"test://watched"})"), "3", seen);
+  seen.clear();
+  // The file changes, then the script: the script's list_changed comes after whatever the
+  // file's change sent (one watch, events in order; the reload is debounced besides).
+  std::ofstream(data) << "v3";
+  folder.put("a.sh", script + tool("one") + tool("two"));
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+  EXPECT_EQ(count(seen, kUpdated), 0);
+}
+
+TEST(Subscribe, WatchOfAScriptGivenByARelativePath) {
+  // The host started in the scripts' folder with "a.sh": the @watch path is relative to
+  // that folder as well.
+  ServedFolder folder;
+  std::ofstream(folder.file("data.txt")) << "v1";
+  folder.put("a.sh",
+             "# Watched.\n# @uri test://watched\n# @watch data.txt\n"
+             "resource_watched() { cat data.txt; }\n");
+  HostProcess host({"a.sh"}, HostOptions{{}, folder.path()});
+  std::vector<std::string> seen;
+  auto init = initialize(host, seen);
+  ASSERT_TRUE(init.IsObject() && init.HasMember("result")) << host.stderr_text();
+  ask(host, legacy_request("1", "resources/subscribe", R"({"uri":"test://watched"})"), "1", seen);
+  std::ofstream(folder.file("data.txt")) << "v2";
+  auto updated = await_notification(host, kUpdated, seen);
+  ASSERT_TRUE(updated) << host.stderr_text();
+  EXPECT_EQ(compact((*updated)["params"]), R"({"uri":"test://watched"})");
+  // And the script itself is watched: an edit is announced.
+  folder.put("a.sh",
+             "# Watched.\n# @uri test://watched\n# @watch data.txt\n"
+             "resource_watched() { cat data.txt; }\n" +
+                 tool("one"));
+  EXPECT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+}
+
+// ---- --no-watch ---------------------------------------------------------------------------
+
+TEST(NoWatch, NothingReloadsAndCapabilitiesSaySo) {
+  ServedFolder folder;
+  folder.put("a.sh", tool("one") + prompt("first"));
+  HostProcess fixed({"--no-watch", folder.path()});
+  HostProcess watching({folder.path()});
+  std::vector<std::string> fixed_seen, watching_seen;
+  auto init = initialize(fixed, fixed_seen);
+  ASSERT_TRUE(init.IsObject() && init.HasMember("result")) << fixed.stderr_text();
+  const auto& caps = init["result"]["capabilities"];
+  EXPECT_FALSE(caps["tools"]["listChanged"].GetBool()) << compact(init);
+  EXPECT_FALSE(caps["prompts"]["listChanged"].GetBool()) << compact(init);
+  auto discover = ask(fixed, request("1", "server/discover"), "1", fixed_seen);
+  EXPECT_FALSE(discover["result"]["capabilities"]["tools"]["listChanged"].GetBool())
+      << compact(discover);
+  initialize(watching, watching_seen);
+
+  folder.put("b.sh", tool("two"));
+  // The watching host saw the change: by then the other one would have too.
+  ASSERT_TRUE(await_notification(watching, kToolsChanged, watching_seen)) << watching.stderr_text();
+  EXPECT_EQ(tool_names(fixed, fixed_seen, "2"), (Names{"one"}));
+  EXPECT_EQ(count(fixed_seen, kToolsChanged), 0);
+  // A modern listen is acknowledged with nothing honored.
+  fixed.send(listen_request("3", R"({"toolsListChanged":true})"));
+  auto ack = await_notification(fixed, "notifications/subscriptions/acknowledged", fixed_seen);
+  ASSERT_TRUE(ack) << fixed.stderr_text();
+  EXPECT_EQ(compact((*ack)["params"]["notifications"]), "{}") << fixed_seen.back();
+}
+
+}  // namespace
+}  // namespace mcpsh::testing
