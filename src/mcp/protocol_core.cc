@@ -88,6 +88,17 @@ void ProtocolCore::finished(Call& call, execution::Outcome outcome) {
          std::move(facts));
 }
 
+void ProtocolCore::disconnected(const ConnectionPtr& connection) {
+  scheduler_.cancel_connection(connection.get());
+  for (auto& x : subscriptions_.drop_connection(connection.get())) {
+    AuditRecord facts;
+    facts.outcome = "cancelled";
+    facts.cancelled = true;
+    facts.remote = connection->remote;
+    unanswered(x, std::move(facts));
+  }
+}
+
 // ---- dispatch ---------------------------------------------------------------------------
 
 // Built member by member: GCC 12 at -O3 takes the aggregate's temporary string members for
@@ -226,7 +237,13 @@ void ProtocolCore::on_notification(const ConnectionPtr& from, const Message& m) 
     if (it == m.params->MemberEnd()) return;
     if (auto id = jsonrpc::to_request_id(it->value)) {
       // A cancelled listen stream gets no answer, as a cancelled call does not.
-      if (subscriptions_.cancel(CallKey{from.get(), *id})) return;
+      if (auto x = subscriptions_.cancel(CallKey{from.get(), *id})) {
+        AuditRecord facts;
+        facts.outcome = "cancelled";
+        facts.cancelled = true;
+        facts.remote = from->remote;
+        return unanswered(*x, std::move(facts));
+      }
       scheduler_.cancel(CallKey{from.get(), *id});
     }
     return;

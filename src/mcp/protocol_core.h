@@ -70,10 +70,7 @@ class ProtocolCore {
   void oversized(const ConnectionPtr& from, std::size_t size);
   // The transport will bring nothing more from this connection and can deliver nothing
   // to it (an HTTP session ended): its calls are cancelled, as if the client had asked.
-  void disconnected(const ConnectionPtr& connection) {
-    scheduler_.cancel_connection(connection.get());
-    subscriptions_.drop_connection(connection.get());
-  }
+  void disconnected(const ConnectionPtr& connection);
 
   // Serves `offering` from now on (the scripts changed and were discovered again): calls in
   // flight finish on the old one; listeners are told which lists changed.

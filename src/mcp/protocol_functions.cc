@@ -305,8 +305,8 @@ void ProtocolCore::handle_listen(Request& r) {
   // says which.
   const Announced& a = offering_->profile.announces();
   ListChanges offered{a.tools, a.prompts, a.resources || a.subscribe};
-  subscriptions_.listen(r.from, *r.exchange.id, std::move(*filter), offered);
   log_.debug("subscriptions/listen " + r.exchange.id->json + " opened");
+  subscriptions_.listen(r.from, std::move(r.exchange), std::move(*filter), offered);
 }
 
 void ProtocolCore::handle_subscribe(Request& r, bool subscribe) {
@@ -331,14 +331,11 @@ void ProtocolCore::handle_subscribe(Request& r, bool subscribe) {
 
 void ProtocolCore::end_subscriptions() {
   for (auto& open : subscriptions_.take_all()) {
-    Exchange x;
-    x.id = open.id;
-    x.method = "subscriptions/listen";
-    x.received = time_.now();
+    const Exchange& x = open.exchange;
     rapidjson::Document result(rapidjson::kObjectType);
     auto& a = result.GetAllocator();
     rapidjson::Document id;
-    id.Parse(open.id.json.c_str(), open.id.json.size());
+    id.Parse(x.id->json.c_str(), x.id->json.size());
     rapidjson::Value meta(rapidjson::kObjectType);
     meta.AddMember("io.modelcontextprotocol/subscriptionId", rapidjson::Value(id, a), a);
     result.AddMember("resultType", "complete", a);

@@ -61,8 +61,9 @@ std::optional<ListenFilter> read_listen_filter(const rapidjson::Value* n) {
   return f;
 }
 
-void Subscriptions::listen(const ConnectionPtr& connection, const jsonrpc::RequestId& id,
-                           ListenFilter filter, const ListChanges& offered) {
+void Subscriptions::listen(const ConnectionPtr& connection, Exchange exchange, ListenFilter filter,
+                           const ListChanges& offered) {
+  const jsonrpc::RequestId id = *exchange.id;
   filter.tools = filter.tools && offered.tools;
   filter.prompts = filter.prompts && offered.prompts;
   filter.resources = filter.resources && offered.resources;
@@ -80,13 +81,30 @@ void Subscriptions::listen(const ConnectionPtr& connection, const jsonrpc::Reque
   }
   params.AddMember("notifications", honored, a);
   send(*connection, tagged("notifications/subscriptions/acknowledged", id, std::move(params)));
-  listens_[CallKey{connection.get(), id}] = Listen{connection, id, std::move(filter)};
+  listens_[CallKey{connection.get(), id}] =
+      Listen{connection, std::move(exchange), std::move(filter)};
 }
 
-void Subscriptions::drop_connection(const Connection* connection) {
-  for (auto it = listens_.begin(); it != listens_.end();)
-    it = it->first.connection == connection ? listens_.erase(it) : std::next(it);
+std::optional<Exchange> Subscriptions::cancel(const CallKey& key) {
+  auto it = listens_.find(key);
+  if (it == listens_.end()) return std::nullopt;
+  Exchange x = std::move(it->second.exchange);
+  listens_.erase(it);
+  return x;
+}
+
+std::vector<Exchange> Subscriptions::drop_connection(const Connection* connection) {
+  std::vector<Exchange> ended;
+  for (auto it = listens_.begin(); it != listens_.end();) {
+    if (it->first.connection != connection) {
+      ++it;
+      continue;
+    }
+    ended.push_back(std::move(it->second.exchange));
+    it = listens_.erase(it);
+  }
   legacy_.erase(connection);
+  return ended;
 }
 
 void Subscriptions::legacy_connection(const ConnectionPtr& connection) {
@@ -109,7 +127,7 @@ void Subscriptions::lists_changed(const ListChanges& changes) {
     if (!changed[kind]) continue;
     for (auto& [key, l] : listens_) {
       const bool wanted[] = {l.filter.tools, l.filter.prompts, l.filter.resources};
-      if (wanted[kind]) send(*l.connection, tagged(list_changed_method(kind), l.id));
+      if (wanted[kind]) send(*l.connection, tagged(list_changed_method(kind), l.id()));
     }
     for (auto it = legacy_.begin(); it != legacy_.end();) {
       auto connection = it->second.connection.lock();
@@ -134,7 +152,7 @@ void Subscriptions::resource_updated(const std::string& uri) {
   for (auto& [key, l] : listens_)
     for (const auto& u : l.filter.uris)
       if (u == uri) {
-        send(*l.connection, tagged("notifications/resources/updated", l.id, params_with_uri()));
+        send(*l.connection, tagged("notifications/resources/updated", l.id(), params_with_uri()));
         break;
       }
   for (auto& [c, entry] : legacy_)
@@ -146,7 +164,7 @@ void Subscriptions::resource_updated(const std::string& uri) {
 
 std::vector<Subscriptions::Open> Subscriptions::take_all() {
   std::vector<Open> out;
-  for (auto& [key, l] : listens_) out.push_back({l.connection, l.id});
+  for (auto& [key, l] : listens_) out.push_back({l.connection, std::move(l.exchange)});
   listens_.clear();
   return out;
 }

@@ -37,12 +37,15 @@ class Subscriptions {
  public:
   // Opens a listen stream and sends its acknowledgment (the filter it honors: `offered`
   // says which kinds exist at all).
-  void listen(const ConnectionPtr& connection, const jsonrpc::RequestId& id, ListenFilter filter,
+  // `exchange` is the listen request's (its id set): its closing result is audited with it.
+  void listen(const ConnectionPtr& connection, Exchange exchange, ListenFilter filter,
               const ListChanges& offered);
   bool listening(const CallKey& key) const { return listens_.count(key) > 0; }
-  // The client cancelled it (no answer follows). False when no such stream is open.
-  bool cancel(const CallKey& key) { return listens_.erase(key) > 0; }
-  void drop_connection(const Connection* connection);
+  // The client cancelled it (no answer follows): its exchange, for the audit; nullopt when
+  // no such stream is open.
+  std::optional<Exchange> cancel(const CallKey& key);
+  // The connection is gone: the exchanges of its listen streams, which end unanswered.
+  std::vector<Exchange> drop_connection(const Connection* connection);
 
   void legacy_connection(const ConnectionPtr& connection);
   void subscribe(const ConnectionPtr& connection, const std::string& uri);
@@ -54,7 +57,7 @@ class Subscriptions {
   // Every open listen stream, removed: the caller answers each (graceful closure).
   struct Open {
     ConnectionPtr connection;
-    jsonrpc::RequestId id;
+    Exchange exchange;
   };
   std::vector<Open> take_all();
   std::size_t open() const { return listens_.size(); }
@@ -62,8 +65,9 @@ class Subscriptions {
  private:
   struct Listen {
     ConnectionPtr connection;
-    jsonrpc::RequestId id;
+    Exchange exchange;
     ListenFilter filter;
+    const jsonrpc::RequestId& id() const { return *exchange.id; }
   };
   struct Legacy {
     std::weak_ptr<Connection> connection;
