@@ -415,8 +415,9 @@ ParseResult parse_options(int argc, char** argv) {
       (read ? o.uri : o.prompt) = o.paths.back();
       o.paths.pop_back();
     }
-    if (o.paths.empty() && !(o.verb == Verb::kRead && !o.resource_dirs.empty()))
-      return fail("no scripts given: name at least one SCRIPT or DIR");
+    // A published folder is enough to serve: no function needs to be written for it.
+    if (o.paths.empty() && o.resource_dirs.empty())
+      return fail("no scripts given: name at least one SCRIPT or DIR (or --resource-dir DIR)");
     if (o.verb == Verb::kCall && o.tool.empty()) return fail("call needs --tool NAME");
     if (o.verb != Verb::kCall && !o.tool.empty()) return fail("--tool belongs to the call verb");
     if (o.verb != Verb::kCall && o.verb != Verb::kPrompt && !o.args_json.empty())

@@ -316,6 +316,16 @@ TEST(Verbs, ReadOfAPublishedFolderNeedsNoScript) {
   EXPECT_TRUE(escape.out.empty()) << escape.out;
 }
 
+TEST(Verbs, ListOfAPublishedFolderNeedsNoScript) {
+  exec::ScratchDir dir;
+  std::ofstream(dir / "notes.txt") << "remember";
+  auto run = run_cli({"list", "--resource-dir", dir.path});
+  EXPECT_EQ(run.status, 0) << run.err;
+  auto d = json_of(run);
+  ASSERT_TRUE(d.IsObject()) << run.out;
+  EXPECT_EQ(names(d, "/resources", "name"), (std::vector<std::string>{"notes.txt"})) << run.out;
+}
+
 TEST(Verbs, PromptPrintsTheMessages) {
   OfferingScript script;
   auto run = run_cli({"prompt", script.path, "greet", "--args", R"({"name":"Ada"})"});
