@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# files.sh - example MCP tools: a read-only view of one directory tree.
+# files.sh - example MCP server: a read-only view of one directory tree, as tools,
+# as resources, and as a code-review prompt whose file names complete.
 #
 # Run it with:
 #   FILES_ROOT=/srv/docs mcp-shell-host tools/files.sh
 #   mcp-shell-host tools/files.sh          # serves the current directory
+#
+# Try it from a terminal:
+#   mcp-shell-host read tools/files.sh files:///README.md
+#   mcp-shell-host prompt tools/files.sh review_file --args '{"path":"tools/files.sh"}'
 #
 # The served root is $FILES_ROOT if it is set, otherwise the current directory
 # at the time of the call (the host runs tools in its own working directory).
@@ -17,7 +22,9 @@
 # in a container if the tree is writable by someone you do not trust.
 #
 # This file is sourced by the host: it only defines functions. Functions named
-# tool_* become tools; the others are private helpers.
+# tool_* become tools, resource_* resources, prompt_* prompts, complete_* the
+# completion of a prompt's arguments or a template's variables; the others are
+# private helpers.
 
 # Print the served root as an absolute path with symlinks resolved, or an
 # error message and return 1.
@@ -219,4 +226,140 @@ tool_file_info() {
   echo "size: $(stat -c %s -- "$target") bytes"
   echo "permissions: $(stat -c %A -- "$target")"
   echo "modified: $(date -r "$target" '+%Y-%m-%d %H:%M:%S %z')"
+}
+
+# ---- resources, prompts and completion ---------------------------------------
+#
+# Two ways to publish the served root as resources:
+#  - `mcp-shell-host --resource-dir /srv/docs tools/files.sh` lets the host
+#    publish the folder itself: every file is listed as a file:// resource, read
+#    by the host, confined to the folder by its own rules (dot files and symlinks
+#    out of the folder are never served). Simplest when the folder is fixed and
+#    small enough to list.
+#  - resource_file below is a URI template instead: it follows FILES_ROOT and
+#    the rules of the tools above (a symlink inside the root is followed, dot
+#    files are readable), lists nothing (a client reads a path it knows, or
+#    completes one with complete_file), and a folder reads as its listing.
+
+# Print relative path $1 as the path part of a URI: every byte outside
+# [A-Za-z0-9._~/-] percent-encoded, so "a b.txt" becomes "a%20b.txt".
+uri_path() {
+  local LC_ALL=C path=$1 out='' c i
+  for ((i = 0; i < ${#path}; i++)); do
+    c=${path:i:1}
+    case $c in
+      [A-Za-z0-9._~/-]) out+=$c ;;
+      *) printf -v c '%%%02X' "'$c" && out+=$c ;;
+    esac
+  done
+  printf '%s\n' "$out"
+}
+
+# Print the entries of the served root whose relative path starts with $1, one
+# per line, folders with a trailing "/", sorted; at most 1000 (the host sends
+# the first 100 and counts the rest in "total"). Dot files only when the typed
+# name starts with a dot. Nothing for a path outside the root.
+complete_path() {
+  local partial=$1 folder='' prefix=$1 dir type name count=0
+  if [[ $partial == */* ]]; then
+    folder=${partial%/*}/
+    prefix=${partial##*/}
+  fi
+  dir=$(resolve_in_root "${folder:-.}") || return 0
+  [[ -d $dir && -r $dir && -x $dir ]] || return 0
+  while IFS=$'\t' read -r -d '' type name; do
+    [[ $name == "$prefix"* && $name != *$'\n'* ]] || continue
+    [[ $name == .* && $prefix != .* ]] && continue
+    ((++count > 1000)) && break
+    if [[ $type == d ]]; then name+=/; fi
+    printf '%s%s\n' "$folder" "$name"
+  done < <(find "$dir" -mindepth 1 -maxdepth 1 -printf '%y\t%f\0' | LC_ALL=C sort -z -t $'\t' -k 2)
+}
+
+# A file under the served root, by its path relative to the root:
+# files:///README.md, files:///src/main.c (spaces and other bytes
+# percent-encoded). The same rules as read_file: no absolute path, no "..", no
+# symlink out of the root. A folder reads as its listing (as list_dir prints
+# it); a file is sent whole with the MIME type of its extension, as text when
+# it is UTF-8, else as a blob (up to the host's --max-output).
+# @uri files:///{+path}
+# @title File under the served root
+# @annotations {"audience": ["user", "assistant"]}
+resource_file() {
+  local uri rel file
+  {
+    IFS= read -r -d '' uri
+    IFS= read -r -d '' rel
+  } < <(jq -j '(.uri, .variables.path) | tostring | . + "\u0000"' <<<"$1")
+  file=$(resolve_in_root "$rel") || {
+    echo "$file"
+    return 1
+  }
+  if [[ -d $file ]]; then
+    tool_list_dir "$(jq -cn --arg path "$rel" '{path: $path}')"
+    return
+  fi
+  if [[ ! -f $file || ! -r $file ]]; then
+    echo "$rel is not a readable regular file"
+    return 1
+  fi
+  mcp_resource "$uri" "" "$file"
+}
+
+# Completes the path of files:///{+path} with the names under the served root.
+complete_file() {
+  complete_path "$(jq -r '.value' <<<"$1")"
+}
+
+# Ask for a code review of one file under the served root. The file is
+# embedded in the prompt as a resource (files:///PATH), followed by the request.
+# @title Review a file
+# @arg path File to review, relative to the served root
+# @arg focus? What to look at first, e.g. security, performance, readability
+prompt_review_file() {
+  local rel focus file path
+  {
+    IFS= read -r -d '' rel
+    IFS= read -r -d '' focus
+  } < <(jq -j '(.path // ""), (.focus // "") | tostring | . + "\u0000"' <<<"$1")
+  file=$(resolve_in_root "$rel") || {
+    echo "$file"
+    return 1
+  }
+  if [[ ! -f $file || ! -r $file ]]; then
+    echo "$rel is not a readable regular file: review_file reviews one file"
+    return 1
+  fi
+  if is_binary "$file"; then
+    echo "$rel is a binary file: review_file reviews text"
+    return 1
+  fi
+  path=$(relative_to_root "$file") || return 1
+  mcp_resource "files:///$(uri_path "$path")" "" "$file"
+  echo "Please review the file $path, embedded above."
+  echo "List the problems you find, most important first: bugs, unsafe or surprising"
+  echo "behaviour, missing error handling, unclear code. For each, quote the line,"
+  echo "say why it is a problem and propose a concrete fix."
+  if [[ -n $focus ]]; then
+    echo "Look at this first: $focus."
+  fi
+}
+
+# Completes review_file's arguments: path with the names under the served root,
+# focus with a few common review themes.
+complete_review_file() {
+  local argument value
+  {
+    IFS= read -r -d '' argument
+    IFS= read -r -d '' value
+  } < <(jq -j '(.argument, .value) | tostring | . + "\u0000"' <<<"$1")
+  case $argument in
+    path) complete_path "$value" ;;
+    focus)
+      local theme
+      for theme in correctness security performance readability "error handling" tests; do
+        if [[ $theme == "$value"* ]]; then echo "$theme"; fi
+      done
+      ;;
+  esac
 }

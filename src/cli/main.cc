@@ -48,6 +48,12 @@ int main(int argc, char** argv) {
     case Verb::kCheck:
       status = check(o);
       break;
+    case Verb::kRead:
+      status = read_resource(o);
+      break;
+    case Verb::kPrompt:
+      status = get_prompt(o);
+      break;
   }
   std::cout.flush();
   return status;

@@ -190,7 +190,7 @@ po::options_description described() {
       "list results longer than N items come in pages (cursor), 1 to 10000 (default 100)")(
       "tool", po::value<std::string>()->value_name("NAME"), "call: the tool to call")(
       "args", po::value<std::string>()->value_name("JSON"),
-      "call: the arguments object (default {})");
+      "call, prompt: the arguments object (default {})");
   po::options_description h("Streamable HTTP (serve --http)");
   h.add_options()("http", "serve over HTTP instead of stdio")(
       "listen", po::value<std::string>()->value_name("[HOST:]PORT"),
@@ -221,16 +221,29 @@ po::options_description described() {
 std::string usage() {
   std::ostringstream out;
   out << "mcp-shell-host " << MCPSH_VERSION
-      << " - serve bash functions tool_<name> as MCP tools over stdio or HTTP\n\n"
+      << " - serve bash functions tool_<name>, resource_<name>, prompt_<name> over MCP (stdio or "
+         "HTTP)\n\n"
       << "Usage:\n"
       << "  mcp-shell-host [serve] [options] SCRIPT|DIR ...   stdio MCP server (the default verb)\n"
       << "  mcp-shell-host --http [options] SCRIPT|DIR ...    Streamable HTTP MCP server\n"
-      << "  mcp-shell-host list  [options] SCRIPT|DIR ...     print the tools/list result as JSON\n"
+      << "  mcp-shell-host list  [options] SCRIPT|DIR ...     print the tools, resources, "
+         "templates\n"
+      << "                                                    and prompts as JSON\n"
       << "  mcp-shell-host call  [options] SCRIPT|DIR ... --tool NAME [--args JSON]\n"
       << "                                                    run one call, print the "
          "CallToolResult;\n"
       << "                                                    exit 0 on success, 1 if isError, 2 "
          "on misuse\n"
+      << "  mcp-shell-host read  [options] SCRIPT|DIR ... URI\n"
+      << "                                                    read one resource, print the "
+         "result;\n"
+      << "                                                    exit 0, 1 if it failed, 2 on "
+         "misuse\n"
+      << "  mcp-shell-host prompt [options] SCRIPT|DIR ... NAME [--args JSON]\n"
+      << "                                                    get one prompt, print its "
+         "messages;\n"
+      << "                                                    exit 0, 1 if it failed, 2 on "
+         "misuse\n"
       << "  mcp-shell-host check [options] SCRIPT|DIR ...     lint scripts: syntax, metadata, "
          "schemas\n\n"
       << "A DIR stands for every *.sh file in it.\n\n"
@@ -257,7 +270,12 @@ ParseResult parse_options(int argc, char** argv) {
       o.verb = Verb::kCall;
     else if (first == "check")
       o.verb = Verb::kCheck;
-    if (first == "serve" || first == "list" || first == "call" || first == "check")
+    else if (first == "read")
+      o.verb = Verb::kRead;
+    else if (first == "prompt")
+      o.verb = Verb::kPrompt;
+    if (first == "serve" || first == "list" || first == "call" || first == "check" ||
+        first == "read" || first == "prompt")
       args.erase(args.begin());
   }
 
@@ -388,10 +406,22 @@ ParseResult parse_options(int argc, char** argv) {
     *target = *v;
   }
   if (!o.show_help && !o.show_version) {
-    if (o.paths.empty()) return fail("no scripts given: name at least one SCRIPT or DIR");
+    // read and prompt take what they ask for as their last word: a URI or a prompt name.
+    if (o.verb == Verb::kRead || o.verb == Verb::kPrompt) {
+      const bool read = o.verb == Verb::kRead;
+      if (o.paths.empty() || (o.paths.size() == 1 && (!read || o.resource_dirs.empty())))
+        return fail(read ? "read needs SCRIPT|DIR ... URI (or --resource-dir DIR URI)"
+                         : "prompt needs SCRIPT|DIR ... NAME [--args JSON]");
+      (read ? o.uri : o.prompt) = o.paths.back();
+      o.paths.pop_back();
+    }
+    // A published folder is enough to serve: no function needs to be written for it.
+    if (o.paths.empty() && o.resource_dirs.empty())
+      return fail("no scripts given: name at least one SCRIPT or DIR (or --resource-dir DIR)");
     if (o.verb == Verb::kCall && o.tool.empty()) return fail("call needs --tool NAME");
-    if (o.verb != Verb::kCall && (!o.tool.empty() || !o.args_json.empty()))
-      return fail("--tool and --args belong to the call verb");
+    if (o.verb != Verb::kCall && !o.tool.empty()) return fail("--tool belongs to the call verb");
+    if (o.verb != Verb::kCall && o.verb != Verb::kPrompt && !o.args_json.empty())
+      return fail("--args belongs to the call and prompt verbs");
   }
   result.options = std::move(o);
   return result;

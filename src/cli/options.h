@@ -11,7 +11,7 @@
 
 namespace mcpsh::cli {
 
-enum class Verb { kServe, kList, kCall, kCheck };
+enum class Verb { kServe, kList, kCall, kCheck, kRead, kPrompt };
 
 struct Options {
   Verb verb = Verb::kServe;
@@ -31,7 +31,9 @@ struct Options {
   bool watch = true;                       // serve: reload when the scripts change
   std::size_t page_size = 100;             // list results longer than this are paged
   std::string tool;                        // call
-  std::string args_json;                   // call
+  std::string args_json;                   // call, prompt
+  std::string uri;                         // read: the last positional argument
+  std::string prompt;                      // prompt: the last positional argument
   bool show_help = false, show_version = false;
 
   // Streamable HTTP (serve --http). Unset values are taken from the old core's

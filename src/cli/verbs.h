@@ -9,5 +9,7 @@ int serve_http(const Options& options);  // serve --http
 int list(const Options& options);
 int call(const Options& options);
 int check(const Options& options);
+int read_resource(const Options& options);  // read: resources/read of one URI
+int get_prompt(const Options& options);     // prompt: prompts/get of one prompt
 
 }  // namespace mcpsh::cli

@@ -85,12 +85,12 @@ doc_block() {
     { block = "" }' "$1"
 }
 
-# check_metadata SCRIPT TOOL: the comment block above the tool has a
-# description, known tags, valid @param lines and a JSON object in each
-# @input/@output/@annotations (which may continue on the following lines).
-# Saves the @output schema in $output_schema.
+# check_metadata SCRIPT FUNCTION: the comment block above the tool, resource or
+# prompt has a description, the tags its kind knows, valid @param, @arg and
+# @uri lines and a JSON object in each @input/@output/@annotations (which may
+# continue on the following lines). Saves the @output schema in $output_schema.
 check_metadata() {
-  local script=$1 fn=$2 line tag="" json="" description="" problems=()
+  local script=$1 fn=$2 kind=${2%%_*} line tag="" json="" description="" problems=() uris=0
   output_schema=""
   # Read the block plus a final "@end" line, so the last tag is finished too.
   while IFS= read -r line; do
@@ -118,11 +118,23 @@ check_metadata() {
           problems+=("bad @param line: $line")
         ;;
       @timeout) [[ $line =~ ^@timeout\ [1-9][0-9]*$ ]] || problems+=("bad @timeout line: $line") ;;
-      @title | @input | @output | @annotations | @end) ;;
+      @title | @annotations | @end) ;;
+      @input | @output) [[ $kind == tool ]] || problems+=("$tag belongs to tools") ;;
+      @uri)
+        uris=$((uris + 1))
+        [[ $kind == resource && $line =~ ^@uri\ [A-Za-z][A-Za-z0-9+.-]*:[^[:space:]]+$ ]] ||
+          problems+=("bad @uri line (resources only, one URI or template): $line")
+        ;;
+      @mime | @size | @watch) [[ $kind == resource ]] || problems+=("$tag belongs to resources") ;;
+      @arg)
+        [[ $kind == prompt && $line =~ ^@arg\ [A-Za-z_][A-Za-z0-9_]*\??\ .+ ]] ||
+          problems+=("bad @arg line (prompts only, NAME[?] description): $line")
+        ;;
       *) problems+=("unknown tag $tag") ;;
     esac
   done < <(doc_block "$script" "$fn" && echo "@end")
   [[ -n ${description// /} ]] || problems+=("no description above $fn")
+  [[ $kind != resource || $uris -eq 1 ]] || problems+=("a resource needs one @uri line")
   if ((${#problems[@]} == 0)); then
     pass "$(basename "$script"): $fn metadata"
   else
@@ -277,6 +289,8 @@ test_movies() {
 test_files() {
   local root=$tmp/files/root sibling=$tmp/files/root-old elsewhere=$tmp/files/elsewhere bad
   check_script "$files" tool_list_dir tool_read_file tool_file_info
+  check_metadata "$files" resource_file
+  check_metadata "$files" prompt_review_file
 
   # A served root and, next to it, a directory whose name starts with the
   # root's name (a naive prefix check would think it is inside).
@@ -398,6 +412,47 @@ symlink to: hello\.txt
   expect fail '^refused' "file_info: symlink into root-old refused" "$root" "$files" tool_file_info '{"path": "link-sibling"}'
   expect fail "must not contain '\.\.'" "file_info: .. refused" "$root" "$files" tool_file_info '{"path": "sub/.."}'
   expect fail '^path is required' "file_info: missing path" "$root" "$files" tool_file_info '{}'
+
+  # The resource template files:///{+path}, its completion and the review
+  # prompt's. (A file read and the prompt call the host's mcp_resource: they are
+  # tested through the host, in tests/e2e/verbs_test.cc.)
+  expect ok '^dir   deeper/
+file  inner\.txt \(6 bytes\)$' "resource_file: a folder reads as its listing" \
+    "$root" "$files" resource_file '{"uri": "files:///sub", "variables": {"path": "sub"}}'
+  expect fail "must not contain '\.\.'" "resource_file: .. refused" \
+    "$root" "$files" resource_file '{"uri": "files:///../root-old/secret.txt", "variables": {"path": "../root-old/secret.txt"}}'
+  expect fail '^path must be relative' "resource_file: absolute path refused" \
+    "$root" "$files" resource_file '{"uri": "files:////etc/passwd", "variables": {"path": "/etc/passwd"}}'
+  expect fail '^refused' "resource_file: symlink out of the root refused" \
+    "$root" "$files" resource_file '{"uri": "files:///link-etc/passwd", "variables": {"path": "link-etc/passwd"}}'
+  expect fail 'not a readable regular file' "resource_file: FIFO refused" \
+    "$root" "$files" resource_file '{"uri": "files:///fifo", "variables": {"path": "fifo"}}'
+  expect ok '^a%20b/%C3%A9%25\.txt$' "uri_path: percent-encodes all but unreserved bytes and /" \
+    "$root" "$files" uri_path 'a b/é%.txt'
+  expect ok '^hello\.txt$' "complete_review_file: path by prefix" "$root" "$files" complete_review_file \
+    '{"ref": "prompt", "name": "review_file", "argument": "path", "value": "hel", "arguments": {}}'
+  expect ok '^sub/deeper/
+sub/inner\.txt$' "complete_review_file: names in a folder, folders with a slash" "$root" "$files" \
+    complete_review_file '{"ref": "prompt", "name": "review_file", "argument": "path", "value": "sub/", "arguments": {}}'
+  expect ok '^-dash\.txt
+big\.txt
+' "complete_review_file: everything but dot files for an empty value" "$root" "$files" \
+    complete_review_file '{"ref": "prompt", "name": "review_file", "argument": "path", "value": "", "arguments": {}}'
+  if [[ $out == *.hidden* ]]; then
+    fail "complete_review_file: no dot files unless typed" "output: $out"
+  else
+    pass "complete_review_file: no dot files unless typed"
+  fi
+  expect ok '^\.hidden$' "complete_review_file: dot files when typed" "$root" "$files" complete_review_file \
+    '{"ref": "prompt", "name": "review_file", "argument": "path", "value": ".h", "arguments": {}}'
+  expect ok '^$' "complete_review_file: nothing outside the root (..)" "$root" "$files" complete_review_file \
+    '{"ref": "prompt", "name": "review_file", "argument": "path", "value": "../root", "arguments": {}}'
+  expect ok '^$' "complete_review_file: nothing through a symlink out of the root" "$root" "$files" \
+    complete_review_file '{"ref": "prompt", "name": "review_file", "argument": "path", "value": "link-etc/pass", "arguments": {}}'
+  expect ok '^security$' "complete_review_file: focus themes" "$root" "$files" complete_review_file \
+    '{"ref": "prompt", "name": "review_file", "argument": "focus", "value": "sec", "arguments": {"path": "hello.txt"}}'
+  expect ok '^sub/inner\.txt$' "complete_file: the template's path" "$root" "$files" complete_file \
+    '{"ref": "resource", "name": "file", "argument": "path", "value": "sub/i", "arguments": {}}'
 }
 
 # --- git.sh -------------------------------------------------------------------------
