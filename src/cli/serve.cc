@@ -49,6 +49,8 @@ int serve(const Options& options) {
   auto& audit = logs->audit;
 
   Host host;
+  // Set once serving; reset when input ends or the host stops: no reload after that.
+  std::unique_ptr<reload::Reloader> reloader;
   // The reader thread may outlive this function (blocked in read(2)); the gate makes its
   // late posts harmless.
   struct Gate {
@@ -75,6 +77,7 @@ int serve(const Options& options) {
     if (stopping) return;
     stopping = true;
     log->info("shutting down: " + why);
+    reloader.reset();
     if (host.server) host.server->end_subscriptions();
     if (host.server) host.server->stop_all(std::min(options.limits.kill_grace, kShutdownGrace));
     maybe_exit();
@@ -98,6 +101,7 @@ int serve(const Options& options) {
                             },
                             [&] {
                               input_done = true;
+                              reloader.reset();
                               // Graceful closure: open listen streams get their result.
                               host.server->end_subscriptions();
                               host.server->input_closed();
@@ -120,7 +124,7 @@ int serve(const Options& options) {
   }
   log->info("serving " + offer_summary(host.catalog) + " on stdio");
   host.server->start_warm();
-  auto reloader = start_reloading(host, options, host.server->core(), *log);
+  reloader = start_reloading(host, options, host.server->core(), *log);
 
   bool paused = false;
   update_flow = [&] {

@@ -94,6 +94,7 @@ int serve_http(const Options& options) {
     log->info("shutting down: " + why + "; " + std::to_string(core.calls().in_flight()) +
               " call(s) in flight");
     server.stop_accepting();
+    reloader.reset();  // no reload while stopping
     core.end_subscriptions();
     core.input_closed();
     grace_timer.expires_after(grace);

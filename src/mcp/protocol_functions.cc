@@ -205,6 +205,13 @@ void ProtocolCore::handle_complete(Request& r) {
   } else if (*type == "ref/resource") {
     auto uri = string_member(ref, "uri");
     const auto* resource = uri ? offering_->resources.find_template(*uri) : nullptr;
+    if (!resource && uri && offering_->resources.is_folder_template(*uri)) {
+      // A published folder's template: its files are listed, not completed.
+      auto result = empty_completion();
+      AuditRecord facts;
+      facts.outcome = "ok";
+      return answer(*r.from, r.exchange, result_line(r.exchange, result, false), std::move(facts));
+    }
     if (!resource) {
       auto data = uri_data(uri.value_or(""));
       return refuse(*r.from, r.exchange, jsonrpc::kInvalidParams,
@@ -304,7 +311,7 @@ void ProtocolCore::handle_listen(Request& r) {
   // Only what the capabilities announce (nothing without reloads): the acknowledgment
   // says which.
   const Announced& a = offering_->profile.announces();
-  ListChanges offered{a.tools, a.prompts, a.resources || a.subscribe};
+  ListChanges offered{a.tools, a.prompts, a.resources, a.subscribe};
   log_.debug("subscriptions/listen " + r.exchange.id->json + " opened");
   subscriptions_.listen(r.from, std::move(r.exchange), std::move(*filter), offered);
 }
@@ -320,10 +327,14 @@ void ProtocolCore::handle_subscribe(Request& r, bool subscribe) {
     return refuse(*r.from, r.exchange, jsonrpc::kInvalidParams,
                   invalid("\"uri\" (a string) is required"));
   r.exchange.tool = *uri;
-  if (subscribe)
-    subscriptions_.subscribe(r.from, *uri);
-  else
-    subscriptions_.unsubscribe(r.from.get(), *uri);
+  // Over stateless HTTP the exchange ends with this answer: nothing could be delivered later,
+  // so nothing is kept.
+  if (!r.from->mirrored) {
+    if (subscribe)
+      subscriptions_.subscribe(r.from, *uri);
+    else
+      subscriptions_.unsubscribe(r.from.get(), *uri);
+  }
   AuditRecord facts;
   facts.outcome = "ok";
   answer(*r.from, r.exchange, jsonrpc::result_line_raw(*r.exchange.id, "{}"), std::move(facts));
@@ -336,10 +347,8 @@ void ProtocolCore::end_subscriptions() {
     auto& a = result.GetAllocator();
     rapidjson::Document id;
     id.Parse(x.id->json.c_str(), x.id->json.size());
-    rapidjson::Value meta(rapidjson::kObjectType);
-    meta.AddMember("io.modelcontextprotocol/subscriptionId", rapidjson::Value(id, a), a);
-    result.AddMember("resultType", "complete", a);
-    result.AddMember("_meta", meta, a);
+    offering_->profile.complete(result, /*legacy=*/false);  // resultType, _meta.serverInfo
+    result["_meta"].AddMember("io.modelcontextprotocol/subscriptionId", rapidjson::Value(id, a), a);
     AuditRecord facts;
     facts.outcome = "closed";
     answer(*open.connection, x, jsonrpc::result_line(*x.id, result), std::move(facts));
@@ -352,11 +361,13 @@ void ProtocolCore::replace_offering(std::shared_ptr<const Offering> next) {
   changes.prompts = next->prompts.prompts_json() != offering_->prompts.prompts_json();
   changes.resources = next->resources.resources_json() != offering_->resources.resources_json() ||
                       next->resources.templates_json() != offering_->resources.templates_json();
+  // Announced by the old or the new capabilities: removing the last prompt is a change too.
+  const Announced& before = offering_->profile.announces();
+  const Announced& after = next->profile.announces();
+  changes.tools = changes.tools && (before.tools || after.tools);
+  changes.prompts = changes.prompts && (before.prompts || after.prompts);
+  changes.resources = changes.resources && (before.resources || after.resources);
   offering_ = std::move(next);
-  const Announced& announced = offering_->profile.announces();
-  changes.tools = changes.tools && announced.tools;
-  changes.prompts = changes.prompts && announced.prompts;
-  changes.resources = changes.resources && announced.resources;
   log_.info(std::string("catalog reloaded") + (changes.tools ? "; tools changed" : "") +
             (changes.prompts ? "; prompts changed" : "") +
             (changes.resources ? "; resources changed" : ""));

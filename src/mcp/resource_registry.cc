@@ -101,6 +101,12 @@ std::optional<ResourceTarget> ResourceRegistry::resolve(const std::string& uri) 
   return std::nullopt;
 }
 
+bool ResourceRegistry::is_folder_template(std::string_view uri_template) const {
+  for (const auto& dir : dirs_)
+    if (uri_template == dir.uri_prefix() + "{+path}") return true;
+  return false;
+}
+
 const RegisteredResource* ResourceRegistry::find_template(std::string_view uri_template) const {
   for (const auto& r : resources_)
     if (r.uri_template && r.entry.uri == uri_template) return &r;

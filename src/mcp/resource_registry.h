@@ -40,6 +40,8 @@ class ResourceRegistry {
   bool empty() const { return resources_.empty() && dirs_.empty(); }
   std::optional<ResourceTarget> resolve(const std::string& uri) const;
   const RegisteredResource* find_template(std::string_view uri_template) const;
+  // The template a published folder is listed with (its uri_prefix + "{+path}").
+  bool is_folder_template(std::string_view uri_template) const;
   // "[...]" of Resource objects (fixed URIs, then the files of every directory) and of
   // ResourceTemplate objects (templates, then one per directory), in list order.
   const std::string& resources_json() const { return resources_json_; }

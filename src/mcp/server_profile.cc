@@ -57,12 +57,14 @@ ServerProfileView::ServerProfileView(const std::optional<discovery::ServerProfil
   capabilities_ = with_offers(capabilities_, offers);
   rapidjson::Document caps;
   caps.Parse(capabilities_.c_str(), capabilities_.size());
+  // What the host may announce over its life: a kind not offered now may be added by a
+  // reload, so it counts as the host's default unless a config file says otherwise.
   auto flag = [&](const char* kind, const char* name) {
-    if (!caps.IsObject()) return false;
+    if (!offers.live || !caps.IsObject()) return false;
     auto it = caps.FindMember(kind);
-    if (it == caps.MemberEnd() || !it->value.IsObject()) return false;
+    if (it == caps.MemberEnd() || !it->value.IsObject()) return true;
     auto f = it->value.FindMember(name);
-    return f != it->value.MemberEnd() && f->value.IsBool() && f->value.GetBool();
+    return f == it->value.MemberEnd() || !f->value.IsBool() || f->value.GetBool();
   };
   announces_ = Announced{flag("tools", "listChanged"), flag("prompts", "listChanged"),
                          flag("resources", "listChanged"), flag("resources", "subscribe")};

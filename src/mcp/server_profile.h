@@ -26,7 +26,8 @@ struct Offers {
   bool live = false;
 };
 
-// What the capabilities promise to announce (listChanged, subscribe): nothing else is sent.
+// What the host announces (listChanged, subscribe) over its life: true while it reloads,
+// unless a config file's capabilities say false for that kind. Nothing else is sent.
 struct Announced {
   bool tools = false, prompts = false, resources = false, subscribe = false;
 };

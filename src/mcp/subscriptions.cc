@@ -67,7 +67,7 @@ void Subscriptions::listen(const ConnectionPtr& connection, Exchange exchange, L
   filter.tools = filter.tools && offered.tools;
   filter.prompts = filter.prompts && offered.prompts;
   filter.resources = filter.resources && offered.resources;
-  if (!offered.resources) filter.uris.clear();
+  if (!offered.uris) filter.uris.clear();
   rapidjson::Document params(rapidjson::kObjectType);
   auto& a = params.GetAllocator();
   rapidjson::Value honored(rapidjson::kObjectType);
@@ -80,9 +80,11 @@ void Subscriptions::listen(const ConnectionPtr& connection, Exchange exchange, L
     honored.AddMember("resourceSubscriptions", uris, a);
   }
   params.AddMember("notifications", honored, a);
-  send(*connection, tagged("notifications/subscriptions/acknowledged", id, std::move(params)));
+  // Registered before the acknowledgment is sent: sending may find the peer gone, which
+  // drops the stream again (drop_connection) instead of leaving it behind.
   listens_[CallKey{connection.get(), id}] =
       Listen{connection, std::move(exchange), std::move(filter)};
+  send(*connection, tagged("notifications/subscriptions/acknowledged", id, std::move(params)));
 }
 
 std::optional<Exchange> Subscriptions::cancel(const CallKey& key) {
@@ -121,25 +123,30 @@ void Subscriptions::unsubscribe(const Connection* connection, const std::string&
   if (auto it = legacy_.find(connection); it != legacy_.end()) it->second.uris.erase(uri);
 }
 
+// Lines are collected first and sent after: sending may find a peer gone (an HTTP client
+// that stopped reading), which drops its streams from the maps being walked.
+void Subscriptions::deliver(std::vector<std::pair<ConnectionPtr, std::string>> lines) {
+  for (auto& [connection, line] : lines) send(*connection, std::move(line));
+}
+
 void Subscriptions::lists_changed(const ListChanges& changes) {
   const bool changed[] = {changes.tools, changes.prompts, changes.resources};
+  std::vector<std::pair<ConnectionPtr, std::string>> out;
+  for (auto it = legacy_.begin(); it != legacy_.end();)
+    it = it->second.connection.expired() ? legacy_.erase(it) : std::next(it);
   for (int kind = 0; kind < 3; ++kind) {
     if (!changed[kind]) continue;
     for (auto& [key, l] : listens_) {
       const bool wanted[] = {l.filter.tools, l.filter.prompts, l.filter.resources};
-      if (wanted[kind]) send(*l.connection, tagged(list_changed_method(kind), l.id()));
+      if (wanted[kind]) out.emplace_back(l.connection, tagged(list_changed_method(kind), l.id()));
     }
-    for (auto it = legacy_.begin(); it != legacy_.end();) {
-      auto connection = it->second.connection.lock();
-      if (!connection) {
-        it = legacy_.erase(it);
-        continue;
-      }
-      send(*connection, jsonrpc::notification_line(list_changed_method(kind),
-                                                   rapidjson::Document(rapidjson::kObjectType)));
-      ++it;
-    }
+    for (auto& [c, entry] : legacy_)
+      if (auto connection = entry.connection.lock())
+        out.emplace_back(connection,
+                         jsonrpc::notification_line(list_changed_method(kind),
+                                                    rapidjson::Document(rapidjson::kObjectType)));
   }
+  deliver(std::move(out));
 }
 
 void Subscriptions::resource_updated(const std::string& uri) {
@@ -149,17 +156,20 @@ void Subscriptions::resource_updated(const std::string& uri) {
                      params.GetAllocator());
     return params;
   };
+  std::vector<std::pair<ConnectionPtr, std::string>> out;
   for (auto& [key, l] : listens_)
     for (const auto& u : l.filter.uris)
       if (u == uri) {
-        send(*l.connection, tagged("notifications/resources/updated", l.id(), params_with_uri()));
+        out.emplace_back(l.connection,
+                         tagged("notifications/resources/updated", l.id(), params_with_uri()));
         break;
       }
   for (auto& [c, entry] : legacy_)
     if (entry.uris.count(uri))
       if (auto connection = entry.connection.lock())
-        send(*connection,
-             jsonrpc::notification_line("notifications/resources/updated", params_with_uri()));
+        out.emplace_back(connection, jsonrpc::notification_line("notifications/resources/updated",
+                                                                params_with_uri()));
+  deliver(std::move(out));
 }
 
 std::vector<Subscriptions::Open> Subscriptions::take_all() {

@@ -30,6 +30,7 @@ struct ListenFilter {
 // Which lists changed in a reload.
 struct ListChanges {
   bool tools = false, prompts = false, resources = false;
+  bool uris = false;  // for listen: resources/updated can be honored (resourceSubscriptions)
   bool any() const { return tools || prompts || resources; }
 };
 
@@ -73,6 +74,8 @@ class Subscriptions {
     std::weak_ptr<Connection> connection;
     std::set<std::string> uris;
   };
+  void deliver(std::vector<std::pair<ConnectionPtr, std::string>> lines);
+
   std::map<CallKey, Listen> listens_;
   std::map<const Connection*, Legacy> legacy_;
 };

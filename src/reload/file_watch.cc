@@ -64,19 +64,48 @@ struct FileWatch::Impl : std::enable_shared_from_this<Impl> {
       }
       auto dir = by_wd.find(event.wd);
       if (dir == by_wd.end()) continue;
-      if (folders.count(dir->second)) changed.insert(dir->second);
-      if (!name.empty()) {
-        std::string path = dir->second + "/" + name;
-        if (files.count(path)) changed.insert(path);
+      const std::string watched = dir->second;
+      if (event.mask & IN_IGNORED) {
+        // The folder was deleted or moved away: all it held may have changed, and the
+        // watch is gone (a guard on its parent sees it come back).
+        by_wd.erase(dir);
+        everything_in(watched, changed);
+        continue;
       }
+      if (folders.count(watched)) changed.insert(watched);
+      if (name.empty()) continue;
+      std::string path = watched + "/" + name;
+      if (files.count(path)) changed.insert(path);
+      // A wanted folder (re)appears in its parent: watch it again.
+      if (wanted.count(path) && !watching(path) && add(path)) everything_in(path, changed);
     }
     for (const auto& path : changed) on_change(path);
     read();
   }
 
+  void everything_in(const std::string& dir, std::set<std::string>& changed) const {
+    if (folders.count(dir)) changed.insert(dir);
+    for (const auto& f : files)
+      if (std::filesystem::path(f).parent_path() == dir) changed.insert(f);
+  }
+
+  bool watching(const std::string& dir) const {
+    for (const auto& [wd, path] : by_wd)
+      if (path == dir) return true;
+    return false;
+  }
+
+  bool add(const std::string& dir) {
+    int wd = ::inotify_add_watch(stream.native_handle(), dir.c_str(), kMask | IN_ONLYDIR);
+    if (wd < 0) return false;
+    by_wd[wd] = dir;
+    return true;
+  }
+
   void set(const std::vector<std::string>& new_files, const std::vector<std::string>& new_folders) {
     files.clear();
     folders.clear();
+    wanted.clear();
     std::set<std::string> dirs;
     for (const auto& f : new_files) {
       files.insert(f);
@@ -86,6 +115,10 @@ struct FileWatch::Impl : std::enable_shared_from_this<Impl> {
       folders.insert(d);
       dirs.insert(d);
     }
+    // Each watched folder is guarded by a watch on its parent, which sees it deleted and
+    // created again (`rm -rf tools && git checkout tools`): its own watch is then renewed.
+    wanted = dirs;
+    for (const auto& d : wanted) dirs.insert(std::filesystem::path(d).parent_path().string());
     if (!stream.is_open()) return;
     for (auto it = by_wd.begin(); it != by_wd.end();) {
       if (dirs.count(it->second)) {
@@ -96,20 +129,17 @@ struct FileWatch::Impl : std::enable_shared_from_this<Impl> {
         it = by_wd.erase(it);
       }
     }
-    for (const auto& d : dirs) {
-      int wd = ::inotify_add_watch(stream.native_handle(), d.c_str(), kMask | IN_ONLYDIR);
-      if (wd < 0) {
-        on_problem("cannot watch " + d + " for changes: " + std::strerror(errno));
-        continue;
-      }
-      by_wd[wd] = d;
-    }
+    for (const auto& d : dirs)
+      if (!add(d) && wanted.count(d))  // a folder that does not exist yet is no problem
+        if (errno != ENOENT)
+          on_problem("cannot watch " + d + " for changes: " + std::strerror(errno));
   }
 
   asio::posix::stream_descriptor stream;
   OnChange on_change;
   OnProblem on_problem;
   std::set<std::string> files, folders;
+  std::set<std::string> wanted;  // the folders watched for what is in them (not the guards)
   std::map<int, std::string> by_wd;
   alignas(inotify_event) std::array<char, 16384> buffer{};
 };

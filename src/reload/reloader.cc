@@ -22,6 +22,16 @@ std::string regression(const discovery::Catalog& next, const discovery::Catalog&
       if (p.severity == discovery::Problem::Severity::kError) return p.what;
     return "the scripts define the same name twice";
   }
+  // A script or folder given on the command line that is gone (mid-checkout, say) is a
+  // moment to wait out, not a catalog to serve.
+  auto missing = [](const discovery::Catalog& c, const std::string& where) {
+    for (const auto& p : c.problems)
+      if (p.what == "no such script or directory" && p.where == where) return true;
+    return false;
+  };
+  for (const auto& p : next.problems)
+    if (p.what == "no such script or directory" && !missing(last, p.where))
+      return p.where + ": " + p.what;
   for (const auto& script : next.failed_scripts)
     if (std::find(last.failed_scripts.begin(), last.failed_scripts.end(), script) ==
         last.failed_scripts.end()) {

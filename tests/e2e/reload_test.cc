@@ -156,6 +156,14 @@ std::vector<std::string> tool_names(HostProcess& host, std::vector<std::string>&
 
 using Names = std::vector<std::string>;
 
+// The result that closes a listen stream: complete, with the server's identity and the
+// stream's id.
+std::string closing_result(const std::string& id_json) {
+  return R"({"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":)"
+         R"({"name":"mcp-shell-host","version":")" MCPSH_VERSION R"("},")" +
+         std::string(kSubscriptionId) + "\":" + id_json + "}}";
+}
+
 // ---- legacy: list_changed after initialize --------------------------------------------------
 
 TEST(Reload, EditedScriptGivesExactlyOneToolsListChanged) {
@@ -233,6 +241,29 @@ TEST(Reload, SyntaxErrorKeepsTheLastGoodCatalog) {
   EXPECT_EQ(tool_names(host, seen, "4"), (Names{"one", "two"}));
   round_trip(host, seen);
   EXPECT_EQ(count(seen, kToolsChanged), 1);
+}
+
+TEST(Reload, AFolderDeletedAndCreatedAgainIsWatchedAgain) {
+  ServedFolder folder;
+  folder.put("a.sh", tool("one"));
+  HostProcess host({folder.path()});
+  std::vector<std::string> seen;
+  initialize(host, seen);
+  ASSERT_EQ(tool_names(host, seen, "1"), (Names{"one"}));
+
+  // As a checkout does: the folder goes, then comes back with other scripts.
+  std::filesystem::remove_all(folder.path());
+  ASSERT_TRUE(await_log(host, "keeping the catalog served so far")) << host.stderr_text();
+  EXPECT_EQ(tool_names(host, seen, "2"), (Names{"one"}));
+  std::filesystem::create_directories(folder.path());
+  folder.put("b.sh", tool("two"));
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+  EXPECT_EQ(tool_names(host, seen, "3"), (Names{"two"}));
+
+  // Its watch was renewed: a later change is seen too.
+  folder.put("c.sh", tool("three"));
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+  EXPECT_EQ(tool_names(host, seen, "4"), (Names{"three", "two"}));
 }
 
 TEST(Reload, CallInFlightFinishesAcrossAReload) {
@@ -347,8 +378,7 @@ TEST(Listen, SigtermAnswersAnOpenListenAsComplete) {
   ASSERT_TRUE(answer) << host.stderr_text();
   auto d = parse_strict(*answer);
   ASSERT_TRUE(d.HasMember("result")) << *answer;
-  EXPECT_EQ(compact(d["result"]),
-            R"({"resultType":"complete","_meta":{")" + std::string(kSubscriptionId) + R"(":42}})");
+  EXPECT_EQ(compact(d["result"]), closing_result("42")) << *answer;
   auto status = host.wait_exit();
   ASSERT_TRUE(status);
   EXPECT_TRUE(WIFEXITED(*status)) << *status;
@@ -369,9 +399,7 @@ TEST(Listen, EndOfInputAnswersAnOpenListenAsComplete) {
   for (const auto& line : lines_until_eof(host))
     if (id_of(parse(line)) == R"("open")") answer = line;
   ASSERT_TRUE(answer) << host.stderr_text();
-  EXPECT_EQ(
-      compact(parse_strict(*answer)["result"]),
-      R"({"resultType":"complete","_meta":{")" + std::string(kSubscriptionId) + R"(":"open"}})");
+  EXPECT_EQ(compact(parse_strict(*answer)["result"]), closing_result(R"("open")")) << *answer;
   EXPECT_EQ(host.wait_exit(), 0);
 }
 
