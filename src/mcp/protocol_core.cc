@@ -30,22 +30,17 @@ ProtocolCore::ProtocolCore(const discovery::Catalog& catalog, execution::CallRun
       notifier_(log),
       // The hooks reach this core; they live in the scheduler's state, which this core
       // owns and the runner's callbacks only reference weakly.
-      scheduler_(runner, options_.max_concurrency, options_.heartbeat, time,
-                 SchedulerHooks{
-                     [this](Call& c, execution::Outcome o) { finished(c, std::move(o)); },
-                     [this](Call& c, const char* why) {
-                       AuditRecord facts;
-                       facts.outcome = why;
-                       facts.cancelled = true;
-                       facts.remote = c.connection->remote;
-                       unanswered(c.exchange, std::move(facts));
-                     },
-                     [this](Call& c, const execution::ChannelEvent& e) {
-                       notifier_.on_event(c, e, time_.now());
-                     },
-                     [this](Call& c, std::string line) { notifier_.on_stderr_line(c, line); },
-                     [this](Call& c) { notifier_.heartbeat(c, time_.now()); },
-                 }) {}
+      scheduler_(
+          runner, options_.max_concurrency, options_.heartbeat, time,
+          SchedulerHooks{
+              [this](Call& c, execution::Outcome o) { finished(c, std::move(o)); },
+              [this](Call& c, const char* why) { cancelled(c.exchange, *c.connection, why); },
+              [this](Call& c, const execution::ChannelEvent& e) {
+                notifier_.on_event(c, e, time_.now());
+              },
+              [this](Call& c, std::string line) { notifier_.on_stderr_line(c, line); },
+              [this](Call& c) { notifier_.heartbeat(c, time_.now()); },
+          }) {}
 
 // ---- the answer path --------------------------------------------------------------------
 
@@ -75,28 +70,36 @@ void ProtocolCore::finished(Call& call, execution::Outcome outcome) {
   ShapedResult shaped =
       shape_tool_result(call.tool->entry.name, outcome, call.launch.limits,
                         call.tool->output ? &*call.tool->output : nullptr, call.content);
-  AuditRecord facts;
+  AuditRecord facts = run_facts(outcome);
   facts.is_error = shaped.is_error;
   facts.outcome = shaped.outcome;
-  if (outcome.ending == execution::Ending::kExited) facts.exit_status = outcome.exit_code;
-  if (outcome.signal) facts.signal = outcome.signal;
-  facts.stdout_bytes = outcome.stdout_total;
-  facts.timed_out = outcome.ending == execution::Ending::kTimedOut;
-  facts.truncated = outcome.stdout_truncated();
   answer(*call.connection, call.exchange,
          call_result_line(*call.exchange.id, call.exchange.meta, shaped, call.offering->profile),
          std::move(facts));
 }
 
+AuditRecord ProtocolCore::run_facts(const execution::Outcome& outcome) {
+  AuditRecord facts;
+  if (outcome.ending == execution::Ending::kExited) facts.exit_status = outcome.exit_code;
+  if (outcome.signal) facts.signal = outcome.signal;
+  facts.stdout_bytes = outcome.stdout_total;
+  facts.timed_out = outcome.ending == execution::Ending::kTimedOut;
+  facts.truncated = outcome.stdout_truncated();
+  return facts;
+}
+
+void ProtocolCore::cancelled(const Exchange& x, const Connection& from, const char* why) {
+  AuditRecord facts;
+  facts.outcome = why;
+  facts.cancelled = true;
+  facts.remote = from.remote;
+  unanswered(x, std::move(facts));
+}
+
 void ProtocolCore::disconnected(const ConnectionPtr& connection) {
   scheduler_.cancel_connection(connection.get());
-  for (auto& x : subscriptions_.drop_connection(connection.get())) {
-    AuditRecord facts;
-    facts.outcome = "cancelled";
-    facts.cancelled = true;
-    facts.remote = connection->remote;
-    unanswered(x, std::move(facts));
-  }
+  for (auto& x : subscriptions_.drop_connection(connection.get()))
+    cancelled(x, *connection, "cancelled");
 }
 
 // ---- dispatch ---------------------------------------------------------------------------
@@ -237,13 +240,8 @@ void ProtocolCore::on_notification(const ConnectionPtr& from, const Message& m) 
     if (it == m.params->MemberEnd()) return;
     if (auto id = jsonrpc::to_request_id(it->value)) {
       // A cancelled listen stream gets no answer, as a cancelled call does not.
-      if (auto x = subscriptions_.cancel(CallKey{from.get(), *id})) {
-        AuditRecord facts;
-        facts.outcome = "cancelled";
-        facts.cancelled = true;
-        facts.remote = from->remote;
-        return unanswered(*x, std::move(facts));
-      }
+      if (auto x = subscriptions_.cancel(CallKey{from.get(), *id}))
+        return cancelled(*x, *from, "cancelled");
       scheduler_.cancel(CallKey{from.get(), *id});
     }
     return;

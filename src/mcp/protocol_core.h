@@ -125,6 +125,11 @@ class ProtocolCore {
   void refuse(Connection& to, const Exchange& x, int code, const std::string& message,
               const rapidjson::Value* data = nullptr);
   void unanswered(const Exchange& x, AuditRecord facts);
+  // A request that ends unanswered because it was cancelled (or the host is stopping):
+  // `why` is the audit's outcome.
+  void cancelled(const Exchange& x, const Connection& from, const char* why);
+  // What the audit records of a finished run: exit status, signal, sizes, timeout.
+  static AuditRecord run_facts(const execution::Outcome& outcome);
   // A request whose mirrored HTTP headers disagree with it (mirrored_headers.h).
   void refuse_headers(Connection& to, Exchange& x, const HeaderRefusal& no);
   static LegacySession stateless_session(const std::string& version);

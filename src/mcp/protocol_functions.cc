@@ -284,13 +284,8 @@ void ProtocolCore::finished_function(Call& call, execution::Outcome outcome) {
     case CallKind::kTool:  // finished() shapes tool calls itself
       return;
   }
-  AuditRecord facts;
+  AuditRecord facts = run_facts(outcome);
   facts.outcome = a.outcome;
-  if (outcome.ending == execution::Ending::kExited) facts.exit_status = outcome.exit_code;
-  if (outcome.signal) facts.signal = outcome.signal;
-  facts.stdout_bytes = outcome.stdout_total;
-  facts.timed_out = outcome.ending == execution::Ending::kTimedOut;
-  facts.truncated = outcome.stdout_truncated();
   if (!a.ok) {
     facts.error_code = a.code;
     facts.error_message = a.message;
