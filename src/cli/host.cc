@@ -39,6 +39,7 @@ std::unique_ptr<reload::Reloader> start_reloading(Host& host, const Options& opt
   reload::ReloadOptions r;
   r.discovery = discovery_options(options, host.bash);
   r.discovery.max_probes = 4;
+  r.discovery.probe_niceness = 10;
   r.resource_dirs = options.resource_dirs;
   r.page_size = options.page_size;
   auto reloader = std::make_unique<reload::Reloader>(host.io, host.runner, core, std::move(r), log);

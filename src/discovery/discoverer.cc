@@ -102,8 +102,9 @@ void probe_all(boost::asio::io_context& io, execution::Runner& runner,
         if (--self->pending == 0) return self->done(std::move(self->results));
         self->start_later();
       };
-      runner.start(make_probe_launch(options.bash, results[i].script, options.probe_timeout),
-                   std::move(callbacks));
+      auto spec = make_probe_launch(options.bash, results[i].script, options.probe_timeout);
+      spec.niceness = options.probe_niceness;
+      runner.start(spec, std::move(callbacks));
     }
     void start_later() {
       if (!may_start()) return;

@@ -29,6 +29,8 @@ struct DiscoveryOptions {
   // (start-up, where nothing else is waiting). A reload limits them so that requests
   // served meanwhile wait for one process start at most.
   std::size_t max_probes = 0;
+  // Added to the probes' nice value: a reload is background work (0 at start-up).
+  int probe_niceness = 0;
 };
 
 // Starts discovery: `done` gets the catalog later, on `io`'s thread, once every probe

@@ -6,6 +6,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -31,6 +32,7 @@ enum Step : int {
   kCapbsetDrop,
   kCapset,
   kAmbientLower,
+  kSetpriority,
   kStepCount
 };
 
@@ -48,6 +50,7 @@ constexpr const char* kStepNames[kStepCount] = {
     "prctl(PR_CAPBSET_DROP, CAP_SYS_PTRACE)",
     "capset",
     "prctl(PR_CAP_AMBIENT_LOWER, CAP_SYS_PTRACE)",
+    "setpriority",
 };
 
 struct Report {
@@ -150,6 +153,13 @@ void run_child_setup(const ChildPlan& plan) {
   if (plan.memory_bytes && !set_limit(RLIMIT_AS, *plan.memory_bytes, *plan.memory_bytes))
     fail(plan, kRlimitAs, errno);
   if (plan.drop_ptrace) drop_ptrace(plan);
+  if (plan.niceness > 0) {
+    // The raw getpriority returns 20 - nice (never negative); raising nice needs no privilege.
+    const long current = 20 - raw_syscall(SYS_getpriority, PRIO_PROCESS, 0);
+    const long wanted = std::min<long>(current + plan.niceness, 19);
+    if (raw_syscall(SYS_setpriority, PRIO_PROCESS, 0, wanted) != 0)
+      fail(plan, kSetpriority, errno);
+  }
 }
 
 std::optional<std::string> read_child_setup_error(int fd) {

@@ -36,6 +36,9 @@ struct LaunchSpec {
   int fd5 = -1;
   // When true the child gets a pipe on fd 4 whose lines reach on_channel_line.
   bool channel = false;
+  // Added to the child's nice value (0..19): background work, such as a reload's probes,
+  // yields the CPU to the host's loop and to the calls.
+  int niceness = 0;
   Limits limits;
 };
 

@@ -14,6 +14,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/process/args.hpp>
 #include <boost/process/child.hpp>
 #include <boost/process/env.hpp>
@@ -29,6 +30,7 @@
 #include "execution/child_setup.h"
 #include "execution/escapees.h"
 #include "execution/fd_guard.h"
+#include "execution/spawn_gate.h"
 #include "execution/stream_collectors.h"
 #include "execution/watchdog.h"
 
@@ -78,11 +80,13 @@ struct ChildSetup : bp::extend::handler {
   }
 };
 
-bp::environment child_environment(const LaunchSpec& spec, const std::string& cookie) {
+using EnvList = std::vector<std::pair<std::string, std::string>>;
+
+bp::environment child_environment(const EnvList& extra, const std::string& cookie) {
   bp::environment env = boost::this_process::environment();
   env.erase("BASH_ENV");
   env.erase("ENV");
-  for (const auto& [key, value] : spec.env) env[key] = value;
+  for (const auto& [key, value] : extra) env[key] = value;
   env[kRunCookie] = cookie;
   return env;
 }
@@ -93,6 +97,26 @@ std::chrono::milliseconds cpu_time(const rusage& usage) {
   };
   return ms(usage.ru_utime) + ms(usage.ru_stime);
 }
+
+// One launch as the spawner thread sees it: only what it owns, nothing of the loop's. The
+// child's ends are closed once the fork is done, so that only the child holds them.
+struct SpawnJob {
+  std::string exe;
+  std::vector<std::string> args;
+  EnvList env;
+  std::string cookie;
+  ChildSetup setup;
+  FdGuard c_null, c_out, c_err, c_report, c_payload, c_chan, c_extra;
+  FdGuard report;  // read end of the child's set-up report (non-blocking)
+  // The outcome: the leader's pid (recorded as unclaimed at the gate), or why there is none.
+  pid_t pid = -1;
+  std::string error;
+
+  void close_child_ends() {
+    for (auto* fd : {&c_null, &c_out, &c_err, &c_report, &c_payload, &c_chan, &c_extra})
+      fd->reset();
+  }
+};
 
 }  // namespace
 
@@ -110,12 +134,13 @@ bool hide_host(const RunnerOptions& options) {
 struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
   struct Run {
     RunId id = 0;
-    pid_t pid = -1;  // also the process group id
+    pid_t pid = -1;  // also the process group id; -1 while the spawner thread starts it
     Limits limits;
     RunCallbacks callbacks;
     Clock::time_point started;
     Outcome outcome;
 
+    FdGuard out_fd, err_fd, chan_fd;  // the pipes' read ends, until the spawn reports back
     std::optional<asio::posix::stream_descriptor> out, err, chan;
     std::array<std::vector<char>, 3> buffers;  // read buffers of out, err, chan
     HeadCollector stdout_head;
@@ -156,6 +181,13 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
   asio::steady_timer late_sweep;
   bool late_sweep_armed = false;
   bool closed = false;  // the ProcessRunner is gone: handlers still queued do nothing
+  // Fork and the wait for exec happen on this thread (one: launches start in order), so
+  // that the loop never waits for them; the gate keeps the reaper and the escapee sweep
+  // off children the loop has not claimed yet (spawn_gate.h).
+  SpawnGate gate;
+  asio::thread_pool spawner{1};
+  std::map<pid_t, std::pair<int, rusage>> early_exits;  // unclaimed leaders reaped already
+  bool reap_deferred = false, sweep_deferred = false;   // the gate was held: after the spawn
 
   Impl(asio::io_context& context, const RunnerOptions& options)
       : io(context), hidden(hide_host(options)), sigchld(context, SIGCHLD), late_sweep(context) {
@@ -194,13 +226,26 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
       if (::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
       const pid_t pid = info.si_pid;
       auto known = by_pid.find(pid);
-      if (known != by_pid.end()) signal_group(pid, SIGKILL);
+      // A child the loop does not know may be a leader the spawner thread just forked:
+      // only the gate can tell, and not while a fork is in progress (then the spawn's
+      // report brings us back here).
+      std::optional<SpawnGate::Lock> gate_lock;
+      if (known == by_pid.end() && pid != watchdog.pid()) {
+        gate_lock = gate.try_enter();
+        if (!gate_lock) {
+          reap_deferred = true;
+          return;
+        }
+      }
+      const bool unclaimed = gate_lock && gate.unclaimed(*gate_lock, pid);
+      if (known != by_pid.end() || unclaimed) signal_group(pid, SIGKILL);
       int status = 0;
       rusage usage{};
       while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
       }
       if (known == by_pid.end()) {
         if (pid == watchdog.pid()) watchdog.forget();
+        if (unclaimed) early_exits[pid] = {status, usage};  // for claim()
         continue;
       }
       RunId id = known->second;
@@ -231,8 +276,13 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
   // Kills every child of ours that is not a run leader, unless it still belongs to a live
   // run (by process group, or by cookie for one that left its group).
   void sweep_escapees() {
+    auto gate_lock = gate.try_enter();
+    if (!gate_lock) {  // a fork in progress: its child is no escapee; sweep after it
+      sweep_deferred = true;
+      return;
+    }
     for (pid_t pid : own_children()) {
-      if (by_pid.count(pid) || pid == watchdog.pid()) continue;
+      if (by_pid.count(pid) || pid == watchdog.pid() || gate.unclaimed(*gate_lock, pid)) continue;
       const pid_t group = ::getpgid(pid);
       bool owned = false;
       for (const auto& [id, run] : runs)
@@ -417,6 +467,8 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     fd.release();
   }
 
+  // Makes the pipes and the child's descriptors here, on the loop (cheap system calls),
+  // and leaves fork and exec to the spawner thread; claim() takes the run on from there.
   RunId start(const LaunchSpec& spec, RunCallbacks callbacks) {
     FdGuard given_fd3(spec.fd3), given_fd5(spec.fd5);  // ours now, whatever happens below
     RunId id = next_id++;
@@ -424,87 +476,147 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     run->id = id;
     run->callbacks = std::move(callbacks);
     run->started = Clock::now();
+    auto job = std::make_shared<SpawnJob>();
     try {
       Pipe out = make_pipe(), err = make_pipe(), report = make_pipe();
       std::optional<Pipe> chan;
       if (spec.channel) chan = make_pipe();
-      // The child's ends, lifted above the 0..5 range they are dup2'ed onto; all of them
-      // are closed here when start() returns, so only the child holds them.
-      FdGuard c_null = lift(open_dev_null().fd, kChildFdFloor);
-      FdGuard c_out = lift(out.write.fd, kChildFdFloor), c_err = lift(err.write.fd, kChildFdFloor);
-      FdGuard c_report = lift(report.write.fd, kChildFdFloor);
-      out.write.reset();
-      err.write.reset();
-      report.write.reset();
+      // The child's ends, lifted above the 0..5 range they are dup2'ed onto.
+      job->c_null = lift(open_dev_null().fd, kChildFdFloor);
+      job->c_out = lift(out.write.fd, kChildFdFloor);
+      job->c_err = lift(err.write.fd, kChildFdFloor);
+      job->c_report = lift(report.write.fd, kChildFdFloor);
       if (::fcntl(report.read.fd, F_SETFL, O_NONBLOCK) != 0)
         throw std::system_error(errno, std::generic_category(), "fcntl(O_NONBLOCK)");
-      FdGuard c_payload, c_chan, c_extra;
-      if (given_fd3.fd >= 0) {
-        c_payload = lift(given_fd3.fd, kChildFdFloor);
-        given_fd3.reset();
-      }
-      if (given_fd5.fd >= 0) {
-        c_extra = lift(given_fd5.fd, kChildFdFloor);
-        given_fd5.reset();
-      }
+      if (given_fd3.fd >= 0) job->c_payload = lift(given_fd3.fd, kChildFdFloor);
+      if (given_fd5.fd >= 0) job->c_extra = lift(given_fd5.fd, kChildFdFloor);
       if (chan) {
-        c_chan = lift(chan->write.fd, kChildFdFloor);
-        chan->write.reset();
+        job->c_chan = lift(chan->write.fd, kChildFdFloor);
+        run->chan_fd = std::move(chan->read);
       }
+      job->report = std::move(report.read);
+      run->out_fd = std::move(out.read);
+      run->err_fd = std::move(err.read);
+    } catch (const std::exception& e) {
+      fail_later(std::move(run->callbacks), e.what());
+      return id;
+    }
+    ChildPlan& plan = job->setup.plan;
+    plan.parent = ::getpid();
+    plan.devnull = job->c_null.fd;
+    plan.out = job->c_out.fd;
+    plan.err = job->c_err.fd;
+    plan.payload = job->c_payload.fd;
+    plan.channel = job->c_chan.fd;
+    plan.extra = job->c_extra.fd;
+    plan.report = job->c_report.fd;
+    plan.cpu_seconds = spec.limits.cpu_seconds;
+    plan.memory_bytes = spec.limits.memory_bytes;
+    plan.drop_ptrace = hidden;
+    plan.niceness = std::clamp(spec.niceness, 0, 19);
+    job->exe = spec.argv.at(0);
+    job->args.assign(spec.argv.begin() + 1, spec.argv.end());
+    job->env = spec.env;
+    job->cookie = std::to_string(::getpid()) + "." + std::to_string(id);
 
-      ChildSetup setup;
-      setup.plan.parent = ::getpid();
-      setup.plan.devnull = c_null.fd;
-      setup.plan.out = c_out.fd;
-      setup.plan.err = c_err.fd;
-      setup.plan.payload = c_payload.fd;
-      setup.plan.channel = c_chan.fd;
-      setup.plan.extra = c_extra.fd;
-      setup.plan.report = c_report.fd;
-      setup.plan.cpu_seconds = spec.limits.cpu_seconds;
-      setup.plan.memory_bytes = spec.limits.memory_bytes;
-      setup.plan.drop_ptrace = hidden;
+    runs[id] = run;
+    arm_deadline(run, spec.limits.timeout);
+    // The report is made here, on the loop: the spawner thread only posts it.
+    auto report = guarded([id, job](Impl& self) { self.claim(id, *job); });
+    asio::post(spawner, [this, job, report = std::move(report)]() mutable {
+      spawn(*job);
+      job->close_child_ends();
+      asio::post(io, std::move(report));
+    });
+    return id;
+  }
 
-      std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
+  // On the spawner thread: fork and exec, holding the gate until the pid is recorded.
+  // Touches nothing but the job, the gate and the process environment (read only).
+  void spawn(SpawnJob& job) {
+    try {
+      bp::environment env = child_environment(job.env, job.cookie);
       std::error_code launch_error;
-      const std::string cookie = std::to_string(::getpid()) + "." + std::to_string(id);
-      bp::child child(bp::exe = spec.argv.at(0), bp::args = args, child_environment(spec, cookie),
-                      setup, launch_error);
-      if (launch_error || !child.valid())
-        throw std::runtime_error(spec.argv.at(0) + ": " + launch_error.message());
+      auto lock = gate.hold();
+      bp::child child(bp::exe = job.exe, bp::args = job.args, env, job.setup, launch_error);
+      // Boost.Process returns an invalid child without setting the error code when its own
+      // pipe(2) or fcntl(2) before the fork fails (EMFILE, say): errno still says why.
+      const int launch_errno = errno;
+      if (launch_error || !child.valid()) {
+        if (!launch_error) launch_error = std::error_code(launch_errno, std::generic_category());
+        job.error = job.exe + ": " + launch_error.message();
+        return;
+      }
       // Boost.Process returned once the child exec'ed or exited: a failed set-up has
       // written its report by now. That child has exited; reap_all reaps it.
-      if (auto setup_error = read_child_setup_error(report.read.fd)) {
+      if (auto setup_error = read_child_setup_error(job.report.fd)) {
         child.detach();
-        throw std::runtime_error(*setup_error);
+        job.error = *setup_error;
+        return;
       }
-      run->pid = child.id();
+      job.pid = child.id();
       child.detach();  // we reap it ourselves (see reap_all)
-      // The child may already have exited; its SIGCHLD is pending for reap_all.
-      by_pid[run->pid] = id;
+      gate.forked(lock, job.pid);
+    } catch (const std::exception& e) {
+      job.error = job.exe + ": " + e.what();
+    }
+  }
 
-      watch(run->out, out.read);
-      watch(run->err, err.read);
+  // Back on the loop: the run gets its pid and its pipes watched, or fails to start. A run
+  // cancelled or past its deadline meanwhile is signalled now; a leader that has exited
+  // already (reaped while unclaimed) ends as if it exited now.
+  void claim(RunId id, SpawnJob& job) {
+    if (job.pid > 0) gate.claim(job.pid);
+    auto it = runs.find(id);
+    if (it == runs.end()) {  // cannot happen while the runner is open
+      signal_group(job.pid, SIGKILL);
+      return;
+    }
+    RunPtr run = it->second;
+    try {
+      if (job.pid <= 0) throw std::runtime_error(job.error);
+      run->pid = job.pid;
+      by_pid[run->pid] = id;  // until reaped, also when it fails below
+      watch(run->out, run->out_fd);
+      watch(run->err, run->err_fd);
       run->pending_streams = 2;
-      if (chan) {
-        watch(run->chan, chan->read);
+      if (run->chan_fd.fd >= 0) {
+        watch(run->chan, run->chan_fd);
         run->pending_streams = 3;
       }
     } catch (const std::exception& e) {
       // A child that runs while nothing watches its pipes would be unsupervised: its
       // group is killed now, and reap_all reaps it (it stays in by_pid until then).
       signal_group(run->pid, SIGKILL);
+      if (early_exits.erase(run->pid)) by_pid.erase(run->pid);  // reaped already
+      runs.erase(it);
+      for (auto* t : {&run->deadline, &run->grace})
+        if (*t) (*t)->cancel();
       for (auto* s : {&run->out, &run->err, &run->chan})
         if (*s) (*s)->close();
       fail_later(std::move(run->callbacks), e.what());
-      return id;
+      return after_spawn();
     }
-    runs[id] = run;
     read_loop(run, *run->out, run->buffers[0], &Impl::sink_stdout);
     read_loop(run, *run->err, run->buffers[1], &Impl::sink_stderr);
     if (run->chan) read_loop(run, *run->chan, run->buffers[2], &Impl::sink_channel);
-    arm_deadline(run, spec.limits.timeout);
-    return id;
+    if (run->kill_at) {  // terminate() came first
+      signal_group(run->pid, SIGTERM);
+      arm_grace(run);
+    }
+    if (auto exited = early_exits.find(run->pid); exited != early_exits.end()) {
+      auto [status, usage] = exited->second;
+      early_exits.erase(exited);
+      by_pid.erase(run->pid);
+      on_leader_exit(run, status, usage);
+    }
+    after_spawn();
+  }
+
+  // What had to wait while the gate was held.
+  void after_spawn() {
+    if (std::exchange(reap_deferred, false)) reap_all();
+    if (std::exchange(sweep_deferred, false)) sweep_escapees();
   }
 
   void arm_deadline(const RunPtr& run, std::chrono::milliseconds timeout) {
@@ -526,15 +638,22 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
   }
 
   // SIGTERM to the whole group now, SIGKILL when the grace is over. A second request
-  // may bring the SIGKILL forward, never push it back; the first reason is kept.
+  // may bring the SIGKILL forward, never push it back; the first reason is kept. A run
+  // still starting gets its signals when claim() has its pid.
   void terminate(const RunPtr& run, Ending why, std::chrono::milliseconds grace) {
     if (!run->live()) return;
     if (!run->forced) run->forced = why;
     const auto kill_at = Clock::now() + grace;
     if (run->kill_at && *run->kill_at <= kill_at) return;
-    if (!run->kill_at) signal_group(run->pid, SIGTERM);
+    const bool first = !run->kill_at;
     run->kill_at = kill_at;
-    run->grace.emplace(io, grace);
+    if (run->pid <= 0) return;
+    if (first) signal_group(run->pid, SIGTERM);
+    arm_grace(run);
+  }
+
+  void arm_grace(const RunPtr& run) {
+    run->grace.emplace(io, *run->kill_at);
     run->grace->async_wait([run](const boost::system::error_code& ec) {
       // The leader is unreaped (a zombie at worst), so its group id is still ours.
       if (!ec && !run->reaped) signal_group(run->pid, SIGKILL);
@@ -546,6 +665,10 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
   // escapee, reaping as it goes, for a bounded time.
   void close() {
     closed = true;
+    // A launch under way finishes (its report then does nothing); those queued are dropped.
+    spawner.stop();
+    spawner.join();
+    for (pid_t pid : gate.take_unclaimed()) signal_group(pid, SIGKILL);
     boost::system::error_code ignored;
     sigchld.cancel(ignored);
     late_sweep.cancel();

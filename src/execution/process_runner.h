@@ -32,7 +32,12 @@
 //    naming the failed call; in the second case its group is killed and reaped.
 //  - A run's channel (fd 4) lines reach on_channel_line up to limits.max_channel bytes;
 //    the rest are counted and dropped, and one line on on_stderr_line says how much.
-//  - Single-threaded: call everything from the io_context's thread.
+//  - Fork, child set-up and the wait for exec happen on a thread of the runner's own (the
+//    spawner), never on the io_context's thread: start() returns before the child exists,
+//    and a run cancelled or timed out before then is signalled as soon as it does. The
+//    spawner thread lives as long as the runner: PR_SET_PDEATHSIG follows the thread
+//    that forked.
+//  - Single-threaded API: call everything from the io_context's thread.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -65,8 +70,9 @@ class ProcessRunner final : public Runner {
   ProcessRunner(const ProcessRunner&) = delete;
   ProcessRunner& operator=(const ProcessRunner&) = delete;
 
-  // Starts a child. If it cannot start, on_done is still called (asynchronously) with
-  // Ending::kFailedToStart. Returns an id for cancel().
+  // Starts a child (on the spawner thread: this returns at once). If it cannot start,
+  // on_done is still called (asynchronously) with Ending::kFailedToStart. Returns an id
+  // for cancel().
   RunId start(const LaunchSpec& spec, RunCallbacks callbacks) override;
 
   // Terminates a run (SIGTERM, then SIGKILL). Unknown or finished ids are ignored.

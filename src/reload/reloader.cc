@@ -1,5 +1,8 @@
 #include "reload/reloader.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -13,6 +16,9 @@ namespace mcpsh::reload {
 namespace asio = boost::asio;
 
 namespace {
+
+// The nice value of the thread that builds the next catalog.
+constexpr int kBuildNiceness = 10;
 
 // Why a new catalog is worse than the one served: a script that no longer loads, or a
 // catalog that could not start the host.
@@ -118,6 +124,9 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
     worker = std::thread([&io = io, weak = weak_from_this(), probes = std::move(probes),
                           discovery_options = options.discovery, dirs = options.resource_dirs,
                           page_size = options.page_size] {
+      // Background work: this thread yields the CPU to the loop (Linux keeps a nice value
+      // per thread). Best effort: at worst it competes as an equal.
+      ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kBuildNiceness);
       auto next = std::make_shared<discovery::Catalog>(
           discovery::catalog_from_probes(*probes, discovery_options));
       auto offering = std::make_shared<const mcp::Offering>(*next, dirs, /*live=*/true, page_size);

@@ -77,6 +77,21 @@ TEST_F(ProcessRunnerTest, TwoHundredChildrenAtOnceEachEndOnceWithTheirOwnOutput)
   }
 }
 
+// Background launches (a reload's probes) run niced; others keep the host's nice value.
+TEST_F(ProcessRunnerTest, NicenessIsAddedToTheChildsNiceValue) {
+  auto nice_of_child = [&](int niceness) {
+    LaunchSpec spec = bash("read -ra f < /proc/self/stat; echo \"${f[18]}\"");
+    spec.niceness = niceness;
+    Report r = run(spec);
+    return r.outcome ? r.outcome->stdout_head : "no outcome";
+  };
+  const std::string base = nice_of_child(0);
+  ASSERT_NE(base, "no outcome");
+  const int host = std::stoi(base);
+  EXPECT_EQ(nice_of_child(7), std::to_string(std::min(host + 7, 19)) + "\n");
+  EXPECT_EQ(nice_of_child(50), "19\n");  // clamped
+}
+
 TEST_F(ProcessRunnerTest, StdinIsDevNull) {
   Report r = run(bash("readlink /proc/self/fd/0; cat; echo end"));
   ASSERT_TRUE(r.outcome);

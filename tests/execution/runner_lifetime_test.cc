@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <memory>
+#include <thread>
 
 #include "runner_harness.h"
 
@@ -52,6 +53,22 @@ TEST(RunnerLifetime, DestroyedWithRunsInFlightItsQueuedHandlersDoNothing) {
   run_leftovers(io);
   for (auto& r : reports) EXPECT_EQ(r.done_calls, 0);  // destroyed unused, as documented
   EXPECT_TRUE(all_children_killed());
+}
+
+TEST(RunnerLifetime, DestroyedBeforeItsChildrenExistNothingOutlivesIt) {
+  // The spawner thread may be forking, or have forked children the loop never claimed,
+  // when the runner goes: they are killed like the rest, and their reports do nothing.
+  for (int i = 0; i < 5; ++i) {
+    boost::asio::io_context io;
+    auto runner = std::make_unique<ProcessRunner>(io);
+    std::vector<Report> reports(4);
+    for (auto& r : reports) runner->start(bash("exec sleep 100"), record_into(r));
+    if (i % 2) std::this_thread::sleep_for(std::chrono::milliseconds(50));  // forked by now
+    runner.reset();
+    run_leftovers(io);
+    for (auto& r : reports) EXPECT_EQ(r.done_calls, 0);
+    EXPECT_TRUE(all_children_killed());
+  }
 }
 
 TEST(RunnerLifetime, DestroyedRightAfterARunEndedItsLateSweepDoesNothing) {

@@ -4,12 +4,14 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cstddef>
 
 namespace mcpsh::execution::testing {
 
-bool install_syscall_fault(const SyscallFault& fault) {
+bool install_syscall_fault(const SyscallFault& fault, Threads threads) {
 #if defined(__x86_64__)
   constexpr std::uint32_t arch = AUDIT_ARCH_X86_64;
 #elif defined(__aarch64__)
@@ -37,7 +39,8 @@ bool install_syscall_fault(const SyscallFault& fault) {
 
   sock_fprog fprog{static_cast<unsigned short>(program.size()), program.data()};
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return false;
-  return ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) == 0;
+  const unsigned flags = threads == Threads::kAll ? SECCOMP_FILTER_FLAG_TSYNC : 0;
+  return ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &fprog) == 0;
 }
 
 }  // namespace mcpsh::execution::testing

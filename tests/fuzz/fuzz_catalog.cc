@@ -29,6 +29,42 @@ const discovery::Catalog& fuzz_catalog() {
                        R"({"name":"ghost","inputSchema":{"type":"object"}})",
                        false,
                        {}});
+    // Resources: a fixed URI, a template with a query expansion, and a reserved-expansion
+    // template with its own timeout (a read's "$1" reaches the fake runner as arguments);
+    // a prompt with a required and an optional argument; completers for the prompt and a
+    // template.
+    c.resources.push_back({"readme",
+                           "/fuzz/docs.sh",
+                           "docs://readme",
+                           false,
+                           R"({"uri":"docs://readme","name":"readme","mimeType":"text/markdown"})",
+                           "text/markdown",
+                           {},
+                           {}});
+    c.resources.push_back({"users",
+                           "/fuzz/docs.sh",
+                           "users://{id}/profile{?fields*}",
+                           true,
+                           R"({"uriTemplate":"users://{id}/profile{?fields*}","name":"users"})",
+                           "",
+                           {},
+                           {}});
+    c.resources.push_back({"files",
+                           "/fuzz/docs.sh",
+                           "files:///{+path}",
+                           true,
+                           R"({"uriTemplate":"files:///{+path}","name":"files"})",
+                           "application/octet-stream",
+                           std::chrono::milliseconds(1500),
+                           {}});
+    c.prompts.push_back({"review",
+                         "/fuzz/docs.sh",
+                         R"({"name":"review","arguments":[{"name":"file","required":true},)"
+                         R"({"name":"focus","required":false}]})",
+                         {{"file", true}, {"focus", false}},
+                         {}});
+    c.completers.push_back({"review", "/fuzz/docs.sh"});
+    c.completers.push_back({"users", "/fuzz/docs.sh"});
     discovery::ServerProfile profile;
     profile.source = "fuzz";
     profile.server_info = R"({"name":"fuzz","version":"1.0.0"})";

@@ -75,7 +75,11 @@ void ProtocolUnderTest::line(std::string_view line) {
   impl_->core.handle(impl_->session, std::string(line));
 }
 void ProtocolUnderTest::oversized(std::size_t size) { impl_->core.oversized(impl_->session, size); }
-void ProtocolUnderTest::input_closed() { impl_->core.input_closed(); }
+// As serve does at stdin's EOF: open subscriptions/listen streams are answered first.
+void ProtocolUnderTest::input_closed() {
+  impl_->core.end_subscriptions();
+  impl_->core.input_closed();
+}
 void ProtocolUnderTest::stop_all() { impl_->core.calls().stop_all(std::chrono::milliseconds(0)); }
 std::size_t ProtocolUnderTest::in_flight() const { return impl_->core.calls().in_flight(); }
 std::size_t ProtocolUnderTest::queued() const { return impl_->core.calls().queued(); }

@@ -13,7 +13,8 @@
 //  - Between open(send, audit) and close(), every line the protocol writes reaches `send`
 //    (whole lines, without '\n'), and the audit log's line for every request it answered
 //    or dropped reaches `audit` (without '\n').
-//  - line()/oversized() hand over one framed input; input_closed() is stdin's EOF;
+//  - line()/oversized() hand over one framed input; input_closed() is stdin's EOF
+//    (open subscriptions/listen streams are answered then, as the host does);
 //    stop_all() ends every call still running, as the host does on shutdown: once the
 //    io_context has drained after it, in_flight() must be 0.
 //  - close() returns false when something still holds the session's connection (a call
