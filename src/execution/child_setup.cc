@@ -157,8 +157,7 @@ void run_child_setup(const ChildPlan& plan) {
     // The raw getpriority returns 20 - nice (never negative); raising nice needs no privilege.
     const long current = 20 - raw_syscall(SYS_getpriority, PRIO_PROCESS, 0);
     const long wanted = std::min<long>(current + plan.niceness, 19);
-    if (raw_syscall(SYS_setpriority, PRIO_PROCESS, 0, wanted) != 0)
-      fail(plan, kSetpriority, errno);
+    if (raw_syscall(SYS_setpriority, PRIO_PROCESS, 0, wanted) != 0) fail(plan, kSetpriority, errno);
   }
 }
 
