@@ -36,7 +36,7 @@ struct ChildPlan {
   // even when the host is dumpable (the kernel also wants the opener's capabilities to
   // cover the target's): this goes with RunnerOptions::hide_host_from_tools.
   bool drop_ptrace = false;
-  int niceness = 0;  // added to the nice value (setpriority), when > 0
+  int niceness = 0;  // added to the nice value (setpriority, best effort), when > 0
 };
 
 // Returns when exec may follow; otherwise the child ends inside.

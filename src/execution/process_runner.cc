@@ -245,7 +245,10 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
       }
       if (known == by_pid.end()) {
         if (pid == watchdog.pid()) watchdog.forget();
-        if (unclaimed) early_exits[pid] = {status, usage};  // for claim()
+        if (unclaimed) {  // for claim(); from now on its pid may be reused
+          gate.reaped(*gate_lock, pid);
+          early_exits[pid] = {status, usage};
+        }
         continue;
       }
       RunId id = known->second;
@@ -537,7 +540,7 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     try {
       bp::environment env = child_environment(job.env, job.cookie);
       std::error_code launch_error;
-      auto lock = gate.hold();
+      auto held = gate.hold();
       bp::child child(bp::exe = job.exe, bp::args = job.args, env, job.setup, launch_error);
       // Boost.Process returns an invalid child without setting the error code when its own
       // pipe(2) or fcntl(2) before the fork fails (EMFILE, say): errno still says why.
@@ -556,7 +559,7 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
       }
       job.pid = child.id();
       child.detach();  // we reap it ourselves (see reap_all)
-      gate.forked(lock, job.pid);
+      gate.forked(held, job.pid);
     } catch (const std::exception& e) {
       job.error = job.exe + ": " + e.what();
     }
@@ -566,11 +569,15 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
   // cancelled or past its deadline meanwhile is signalled now; a leader that has exited
   // already (reaped while unclaimed) ends as if it exited now.
   void claim(RunId id, SpawnJob& job) {
-    if (job.pid > 0) gate.claim(job.pid);
+    // A leader reaped while unclaimed has left the gate already (and its pid may be
+    // another's now): it gets no signal and no claim.
+    const bool exited = job.pid > 0 && early_exits.count(job.pid);
+    if (job.pid > 0 && !exited) gate.claim(job.pid);
     auto it = runs.find(id);
     if (it == runs.end()) {  // cannot happen while the runner is open
-      signal_group(job.pid, SIGKILL);
-      return;
+      if (!exited) signal_group(job.pid, SIGKILL);
+      early_exits.erase(job.pid);
+      return after_spawn();
     }
     RunPtr run = it->second;
     try {
@@ -587,8 +594,12 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     } catch (const std::exception& e) {
       // A child that runs while nothing watches its pipes would be unsupervised: its
       // group is killed now, and reap_all reaps it (it stays in by_pid until then).
-      signal_group(run->pid, SIGKILL);
-      if (early_exits.erase(run->pid)) by_pid.erase(run->pid);  // reaped already
+      if (exited) {
+        early_exits.erase(run->pid);
+        by_pid.erase(run->pid);
+      } else {
+        signal_group(run->pid, SIGKILL);
+      }
       runs.erase(it);
       for (auto* t : {&run->deadline, &run->grace})
         if (*t) (*t)->cancel();
@@ -600,15 +611,14 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     read_loop(run, *run->out, run->buffers[0], &Impl::sink_stdout);
     read_loop(run, *run->err, run->buffers[1], &Impl::sink_stderr);
     if (run->chan) read_loop(run, *run->chan, run->buffers[2], &Impl::sink_channel);
-    if (run->kill_at) {  // terminate() came first
-      signal_group(run->pid, SIGTERM);
-      arm_grace(run);
-    }
-    if (auto exited = early_exits.find(run->pid); exited != early_exits.end()) {
-      auto [status, usage] = exited->second;
-      early_exits.erase(exited);
+    if (exited) {
+      auto [status, usage] = early_exits[run->pid];
+      early_exits.erase(run->pid);
       by_pid.erase(run->pid);
       on_leader_exit(run, status, usage);
+    } else if (run->kill_at) {  // terminate() came first
+      signal_group(run->pid, SIGTERM);
+      arm_grace(run);
     }
     after_spawn();
   }

@@ -3,9 +3,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <cerrno>
 #include <filesystem>
 #include <thread>
 
@@ -17,7 +19,7 @@ namespace asio = boost::asio;
 
 namespace {
 
-// The nice value of the thread that builds the next catalog.
+// Added to the nice value of the thread that builds the next catalog.
 constexpr int kBuildNiceness = 10;
 
 // Why a new catalog is worse than the one served: a script that no longer loads, or a
@@ -126,7 +128,10 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
                           page_size = options.page_size] {
       // Background work: this thread yields the CPU to the loop (Linux keeps a nice value
       // per thread). Best effort: at worst it competes as an equal.
-      ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kBuildNiceness);
+      const auto self = static_cast<id_t>(::gettid());
+      errno = 0;
+      const int current = ::getpriority(PRIO_PROCESS, self);
+      if (errno == 0) ::setpriority(PRIO_PROCESS, self, std::min(current + kBuildNiceness, 19));
       auto next = std::make_shared<discovery::Catalog>(
           discovery::catalog_from_probes(*probes, discovery_options));
       auto offering = std::make_shared<const mcp::Offering>(*next, dirs, /*live=*/true, page_size);
