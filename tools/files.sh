@@ -18,8 +18,9 @@
 # fully resolved path, so a symlink is never followed out of the root.
 #
 # Limits: the checks happen before each access, so a process that can write
-# inside the root could swap in a symlink between check and read. Run the host
-# in a container if the tree is writable by someone you do not trust.
+# inside the root could swap in a symlink between check and read. Every
+# function here runs under `@sandbox read-only,no-network`, so even a hole in
+# these checks cannot write a file or reach the network; reads stay possible.
 #
 # This file is sourced by the host: it only defines functions. Functions named
 # tool_* become tools, resource_* resources, prompt_* prompts, complete_* the
@@ -94,6 +95,7 @@ is_binary() {
 # @title List directory
 # @param path string? Directory relative to the served root (default ".")
 # @annotations {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
+# @sandbox read-only,no-network
 tool_list_dir() {
   local rel dir type size name count=0 limit=1000
   rel=$(jq -r '.path // empty' <<<"$1")
@@ -143,6 +145,7 @@ tool_list_dir() {
 #         "required": ["path"],
 #         "additionalProperties": false}
 # @annotations {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
+# @sandbox read-only,no-network
 tool_read_file() {
   local rel max_bytes file size
   # One jq call reads both arguments, each NUL-terminated for `read -d ''`:
@@ -195,6 +198,7 @@ tool_read_file() {
 # @title File info
 # @param path string Path relative to the served root
 # @annotations {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
+# @sandbox read-only,no-network
 tool_file_info() {
   local rel target root type
   rel=$(jq -r '.path // empty' <<<"$1")
@@ -285,6 +289,7 @@ complete_path() {
 # @uri files:///{+path}
 # @title File under the served root
 # @annotations {"audience": ["user", "assistant"]}
+# @sandbox read-only,no-network
 resource_file() {
   local uri rel file
   {
@@ -316,6 +321,7 @@ complete_file() {
 # @title Review a file
 # @arg path File to review, relative to the served root
 # @arg focus? What to look at first, e.g. security, performance, readability
+# @sandbox read-only,no-network
 prompt_review_file() {
   local rel focus file path
   {

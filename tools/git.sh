@@ -60,6 +60,7 @@ require_repo() {
 # @param repo string Path of the git working tree
 # @annotations {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
 # @timeout 15
+# @sandbox read-only,no-network
 tool_git_status() {
   local repo output
   repo=$(jq -r '.repo // empty' <<<"$1")
@@ -84,6 +85,7 @@ tool_git_status() {
 # @param path string? Only commits touching this file or directory (relative to repo)
 # @annotations {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
 # @timeout 15
+# @sandbox read-only,no-network
 tool_git_log() {
   local repo max_count path output
   local -a pathspec=()

@@ -75,6 +75,7 @@ check_customer_age() {
 # showtimes. Use the id with check_age and book_tickets.
 # @title List movies
 # @annotations {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
+# @sandbox read-only,no-network
 tool_list_movies() {
   local id title rating pence showtimes
   while IFS='|' read -r id title rating pence showtimes; do
@@ -89,6 +90,7 @@ tool_list_movies() {
 # @param movieId integer Film id from list_movies
 # @param customerAge integer Age of the customer in years (0-120)
 # @annotations {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
+# @sandbox read-only,no-network
 tool_check_age() {
   local movie_id age movie title rating
   # One jq call reads all arguments. tojson keeps the JSON text, so a missing
@@ -134,6 +136,7 @@ tool_check_age() {
 #          "required": ["bookingId", "movieId", "title", "showTime", "numTickets",
 #                       "totalPrice", "currency", "message"]}
 # @annotations {"readOnlyHint": false, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}
+# @sandbox read-only,no-network
 tool_book_tickets() {
   local movie_id show_time num_tickets age movie title rating pence showtimes total booking_id
   # Strings are read as they are (tostring); the rest as JSON text (see tool_check_age).

@@ -1,10 +1,12 @@
 // check: a linter for tool authors. Sources every script the way the server does and
 // reports syntax errors, broken metadata, invalid schemas, advertised-but-missing and
-// defined-but-hidden tools. Exit 1 when anything is an error.
+// defined-but-hidden tools, and what each tool's sandbox is on this machine. Exit 1 when
+// anything is an error.
 #include <iostream>
 
 #include "cli/host.h"
 #include "cli/verbs.h"
+#include "sandbox/sandbox.h"
 
 namespace mcpsh::cli {
 
@@ -22,7 +24,18 @@ int check(const Options& options) {
     bool ok = t.implemented;
     for (const auto& p : host.server->problems())
       if (p.where == t.name) ok = false;
-    std::cout << (ok ? "ok: " : "not served: ") << t.name << " (" << t.script << ")\n";
+    const auto& box = t.confinement.sandbox;
+    if (ok && box && !box->unavailable().empty()) {
+      std::cout << "cannot run: " << t.name << " (" << t.script << "): " << box->unavailable()
+                << "\n";
+      continue;
+    }
+    std::cout << (ok ? "ok: " : "not served: ") << t.name << " (" << t.script << ")";
+    // What it gets on this machine: the sandbox as enforced here, and the environment.
+    if (box) std::cout << "; sandbox " << box->description() << ": " << box->enforcement();
+    if (t.confinement.env.allow || !t.confinement.env.deny.empty())
+      std::cout << "; environment " << t.confinement.env.describe();
+    std::cout << "\n";
   }
   for (const auto& r : host.catalog.resources) {
     bool ok = true;

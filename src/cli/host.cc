@@ -30,6 +30,8 @@ discovery::DiscoveryOptions discovery_options(const Options& options, const std:
   d.tools_list_file = options.tools_list_file;
   d.config_file = options.config_file;
   d.bash = bash;
+  d.sandbox = options.sandbox;
+  d.env = options.env;
   return d;
 }
 

@@ -2,9 +2,11 @@
 
 #include <boost/program_options.hpp>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 #include <string_view>
 #include <tuple>
+#include <variant>
 
 namespace mcpsh::cli {
 
@@ -186,6 +188,14 @@ po::options_description described() {
       "resource-dir", po::value<std::vector<std::string>>()->value_name("DIR"),
       "publish the files under DIR as read-only resources (file:// URIs), repeatable")(
       "no-watch", "serve: do not reload when the scripts change")(
+      "sandbox", po::value<std::string>()->value_name("WORDS"),
+      "confine every tool: read-only, write=PATH, read=PATH, no-network, connect=PORT, none; "
+      "comma-separated (default none); a tool's @sandbox can only narrow it")(
+      "env-allow", po::value<std::vector<std::string>>()->value_name("PATTERNS"),
+      "pass tools only these host variables (shell patterns, comma-separated, repeatable), "
+      "besides PATH, HOME, LANG and the like and a tool's @env (default: all)")(
+      "env-deny", po::value<std::vector<std::string>>()->value_name("PATTERNS"),
+      "never pass tools these host variables, e.g. 'AWS_*,*_TOKEN' (repeatable)")(
       "page-size", po::value<std::string>()->value_name("N"),
       "list results longer than N items come in pages (cursor), 1 to 10000 (default 100)")(
       "tool", po::value<std::string>()->value_name("NAME"), "call: the tool to call")(
@@ -350,6 +360,30 @@ ParseResult parse_options(int argc, char** argv) {
   if (vm.count("audit-log")) o.audit_log = vm["audit-log"].as<std::string>();
   o.watch = vm.count("no-watch") == 0;
   if (vm.count("resource-dir")) o.resource_dirs = vm["resource-dir"].as<std::vector<std::string>>();
+  if (vm.count("sandbox")) {
+    std::error_code ec;
+    const std::string cwd = std::filesystem::current_path(ec).string();
+    auto parsed = sandbox::parse_policy(text("sandbox"), cwd);
+    if (auto* error = std::get_if<std::string>(&parsed)) return fail("--" + *error);
+    o.sandbox = std::get<sandbox::Policy>(std::move(parsed));
+  }
+  auto patterns = [&](const char* name) {
+    std::vector<std::string> out;
+    for (const auto& list : vm[name].as<std::vector<std::string>>()) {
+      std::string word;
+      for (char c : list + ",") {
+        if (c == ',') {
+          if (!word.empty()) out.push_back(std::move(word));
+          word.clear();
+        } else if (c != ' ') {
+          word += c;
+        }
+      }
+    }
+    return out;
+  };
+  if (vm.count("env-allow")) o.env.allow = patterns("env-allow");
+  if (vm.count("env-deny")) o.env.deny = patterns("env-deny");
   if (vm.count("tool")) o.tool = vm["tool"].as<std::string>();
   if (vm.count("args")) o.args_json = vm["args"].as<std::string>();
   o.http = vm.count("http") > 0;

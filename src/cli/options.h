@@ -8,6 +8,7 @@
 
 #include "diagnostics/log.h"
 #include "execution/launch_spec.h"
+#include "sandbox/policy.h"
 
 namespace mcpsh::cli {
 
@@ -28,6 +29,8 @@ struct Options {
   diagnostics::Level log_level = diagnostics::Level::kInfo;
   std::string audit_log;
   std::vector<std::string> resource_dirs;  // --resource-dir
+  sandbox::Policy sandbox;                 // --sandbox: every function's, tools may narrow it
+  execution::EnvPolicy env;                // --env-allow, --env-deny
   bool watch = true;                       // serve: reload when the scripts change
   std::size_t page_size = 100;             // list results longer than this are paged
   std::string tool;                        // call

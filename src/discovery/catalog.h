@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "execution/launch_spec.h"
+
 namespace mcpsh::discovery {
 
 struct ToolEntry {
@@ -19,6 +21,9 @@ struct ToolEntry {
   // listed (the file is the list) but calling it is an invalid-params error.
   bool implemented = true;
   std::optional<std::chrono::milliseconds> timeout;  // from the comment tag @timeout
+  // The server's sandbox narrowed by @sandbox, the server's environment policy widened
+  // by @env. A sandbox this kernel cannot give is kept: the call then fails closed.
+  execution::Confinement confinement;
 };
 
 // A resource_<name> function: reading its URI (or a URI its template matches) runs it.
@@ -35,6 +40,7 @@ struct ResourceEntry {
   std::optional<std::chrono::milliseconds> timeout;
   // @watch: files or directories (absolute) whose change means the resource changed.
   std::vector<std::string> watch;
+  execution::Confinement confinement;  // the server's
 };
 
 struct PromptArgument {
@@ -49,6 +55,7 @@ struct PromptEntry {
   std::string definition_json;  // the MCP Prompt object
   std::vector<PromptArgument> arguments;
   std::optional<std::chrono::milliseconds> timeout;
+  execution::Confinement confinement;  // the server's
 };
 
 // A complete_<name> function: completes the arguments of the prompt <name> and the
@@ -56,6 +63,7 @@ struct PromptEntry {
 struct CompleterEntry {
   std::string name;
   std::string script;
+  execution::Confinement confinement;  // the server's
 };
 
 // Server-level metadata from an old-core config file (a server/discover body).

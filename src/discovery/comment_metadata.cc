@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 #include <sstream>
+#include <variant>
 
 #include "jsonrpc/response.h"
 
@@ -85,8 +86,33 @@ std::optional<std::chrono::milliseconds> parse_timeout_tag(const CommentTag& tag
   return std::chrono::milliseconds(static_cast<long long>(std::ceil(seconds * 1000)));
 }
 
+std::optional<sandbox::Policy> parse_sandbox_tag(const CommentTag& tag, const std::string& folder,
+                                                 std::vector<std::string>& errors) {
+  auto parsed = sandbox::parse_policy(tag.value, folder);
+  if (auto* error = std::get_if<std::string>(&parsed)) {
+    errors.push_back("line " + std::to_string(tag.line) + ": @" + *error);
+    return std::nullopt;
+  }
+  return std::get<sandbox::Policy>(std::move(parsed));
+}
+
+std::vector<std::string> parse_env_tag(const CommentTag& tag) {
+  std::vector<std::string> out;
+  std::string word;
+  for (char c : tag.value + " ") {
+    if (c == ' ' || c == ',' || c == '\t') {
+      if (!word.empty()) out.push_back(std::move(word));
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  return out;
+}
+
 CommentMetadata metadata_from_comments(const std::string& tool_name,
-                                       const std::vector<std::string>& lines, int function_line) {
+                                       const std::vector<std::string>& lines, int function_line,
+                                       const std::string& folder) {
   CommentMetadata out;
   auto [description, tags] = read_comment_block(lines, function_line);
 
@@ -147,6 +173,11 @@ CommentMetadata metadata_from_comments(const std::string& tool_name,
       annotations = parse_json(tag);
     } else if (tag.name == "timeout") {
       if (auto timeout = parse_timeout_tag(tag, out.errors)) out.timeout = timeout;
+    } else if (tag.name == "sandbox") {
+      out.sandbox = parse_sandbox_tag(tag, folder, out.errors);
+    } else if (tag.name == "env") {
+      auto patterns = parse_env_tag(tag);
+      out.env.insert(out.env.end(), patterns.begin(), patterns.end());
     } else {
       out.errors.push_back(at + "unknown tag @" + tag.name);
     }

@@ -11,6 +11,11 @@
 //   # @output {"type":"object", ...}                 may continue on the following # lines
 //   # @annotations {"readOnlyHint": true}
 //   # @timeout 30                                    seconds (fractions allowed)
+//   # @sandbox read-only,no-network                  narrows the server's sandbox
+//   #                                                (sandbox/policy.h; paths relative to
+//   #                                                the script's folder)
+//   # @env GITHUB_TOKEN AWS_*                        host variables this tool needs beyond
+//   #                                                --env-allow (--env-deny still wins)
 //   tool_book_seats() { ... }
 //
 // The block is the run of lines starting with '#' that ends on the line just above the
@@ -19,6 +24,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "sandbox/policy.h"
 
 namespace mcpsh::discovery {
 
@@ -39,14 +46,25 @@ CommentBlock read_comment_block(const std::vector<std::string>& lines, int funct
 std::optional<std::chrono::milliseconds> parse_timeout_tag(const CommentTag& tag,
                                                            std::vector<std::string>& errors);
 
+// @sandbox WORDS (paths relative to `folder`): nullopt, with a "line N: ..." error
+// appended, when the words are not valid.
+std::optional<sandbox::Policy> parse_sandbox_tag(const CommentTag& tag, const std::string& folder,
+                                                 std::vector<std::string>& errors);
+// @env PATTERN...: the patterns, separated by spaces or commas.
+std::vector<std::string> parse_env_tag(const CommentTag& tag);
+
 struct CommentMetadata {
   std::string definition_json;  // the MCP Tool object
   std::optional<std::chrono::milliseconds> timeout;
-  std::vector<std::string> errors;  // "line N: ..." for the caller to report
+  std::optional<sandbox::Policy> sandbox;  // @sandbox
+  std::vector<std::string> env;            // @env
+  std::vector<std::string> errors;         // "line N: ..." for the caller to report
 };
 
-// `lines` is the whole file; `function_line` is 1-based (bash's declare -F under extdebug).
+// `lines` is the whole file; `function_line` is 1-based (bash's declare -F under extdebug);
+// `folder` is the file's folder (relative @sandbox paths are taken from there).
 CommentMetadata metadata_from_comments(const std::string& tool_name,
-                                       const std::vector<std::string>& lines, int function_line);
+                                       const std::vector<std::string>& lines, int function_line,
+                                       const std::string& folder = "/");
 
 }  // namespace mcpsh::discovery

@@ -16,6 +16,7 @@
 #include "discovery/oldcore_files.h"
 #include "discovery/script_probe.h"
 #include "execution/runner.h"
+#include "sandbox/sandbox.h"
 
 namespace mcpsh::discovery {
 
@@ -180,11 +181,21 @@ std::string resolve(const std::string& path) {
   return fs::absolute(path, ec).lexically_normal().string();
 }
 
+// The server's confinement, narrowed or widened by a function's own tags.
+execution::Confinement confinement_for(const DiscoveryOptions& options,
+                                       const std::optional<sandbox::Policy>& own,
+                                       const std::vector<std::string>& env) {
+  std::vector<sandbox::Policy> layers{options.sandbox};
+  if (own) layers.push_back(*own);
+  return {options.env.widened(env), sandbox::Sandbox::prepare(layers)};
+}
+
 // The resource_, prompt_ and complete_ functions of one script, described by their comment
 // blocks. A function whose metadata is broken is not served (its problems say why).
 template <typename Claim>
 void add_other_entries(Catalog& catalog, const std::vector<FunctionSite>& functions,
-                       const std::string& script, FileLines& files, Claim& claim) {
+                       const std::string& script, FileLines& files, Claim& claim,
+                       const DiscoveryOptions& options) {
   for (const auto& f : functions) {
     auto underscore = f.name.find('_');
     std::string kind = f.name.substr(0, underscore);
@@ -204,19 +215,24 @@ void add_other_entries(Catalog& catalog, const std::vector<FunctionSite>& functi
       return errors.empty();
     };
     if (kind == "resource") {
-      ResourceMetadata meta = resource_from_comments(name, *lines, f.line);
+      const std::string folder = fs::path(f.file).parent_path().string();
+      ResourceMetadata meta = resource_from_comments(name, *lines, f.line, folder);
       if (!report(meta.errors) || !claim(f.name, script)) continue;
       meta.entry.script = script;
+      meta.entry.confinement = confinement_for(options, meta.sandbox, {});
       for (auto& w : meta.entry.watch)
         w = (fs::path(f.file).parent_path() / w).lexically_normal().string();
       catalog.resources.push_back(std::move(meta.entry));
     } else if (kind == "prompt") {
-      PromptMetadata meta = prompt_from_comments(name, *lines, f.line);
+      PromptMetadata meta =
+          prompt_from_comments(name, *lines, f.line, fs::path(f.file).parent_path().string());
       if (!report(meta.errors) || !claim(f.name, script)) continue;
       meta.entry.script = script;
+      meta.entry.confinement = confinement_for(options, meta.sandbox, {});
       catalog.prompts.push_back(std::move(meta.entry));
     } else if (kind == "complete") {
-      if (claim(f.name, script)) catalog.completers.push_back({name, script});
+      if (claim(f.name, script))
+        catalog.completers.push_back({name, script, confinement_for(options, std::nullopt, {})});
     }
   }
 }
@@ -321,7 +337,8 @@ Catalog build_catalog(Catalog catalog, const std::vector<ScriptResult>& results,
         bool implemented = by_tool.count(t.name) > 0;
         if (implemented && !claim(t.name, r.script)) continue;
         if (first_use) {
-          catalog.tools.push_back({t.name, r.script, t.definition_json, implemented, t.timeout});
+          catalog.tools.push_back({t.name, r.script, t.definition_json, implemented, t.timeout,
+                                   confinement_for(options, std::nullopt, {})});
         } else if (implemented) {
           // Another script sharing the file implements what the first one did not.
           for (auto& existing : catalog.tools)
@@ -337,16 +354,18 @@ Catalog build_catalog(Catalog catalog, const std::vector<ScriptResult>& results,
         std::string name = f.name.substr(5);
         if (!by_tool.count(name)) continue;
         const auto* lines = files.get(f.file);
-        CommentMetadata meta = metadata_from_comments(name, *lines, f.line);
+        CommentMetadata meta =
+            metadata_from_comments(name, *lines, f.line, fs::path(f.file).parent_path().string());
         for (const auto& e : meta.errors)
           catalog.problems.push_back({Severity::kError, f.file, "tool " + name + ", " + e});
         if (!meta.errors.empty()) continue;  // never serve a tool whose metadata is broken
         if (!claim(name, r.script)) continue;
-        catalog.tools.push_back({name, r.script, meta.definition_json, true, meta.timeout});
+        catalog.tools.push_back({name, r.script, meta.definition_json, true, meta.timeout,
+                                 confinement_for(options, meta.sandbox, meta.env)});
       }
     }
 
-    add_other_entries(catalog, functions, r.script, files, claim_other);
+    add_other_entries(catalog, functions, r.script, files, claim_other, options);
 
     if (!catalog.profile) {
       std::string config = options.config_file.value_or(r.report.config_file);
@@ -369,6 +388,11 @@ Catalog build_catalog(Catalog catalog, const std::vector<ScriptResult>& results,
       catalog.problems.push_back({Severity::kWarning, t.name,
                                   "advertised by a tools file but no script defines tool_" +
                                       t.name + "; calling it is an invalid-params error"});
+  // Fails closed: such a tool is listed, and its calls say why they cannot run.
+  for (const auto& t : catalog.tools)
+    if (const auto& box = t.confinement.sandbox; box && !box->unavailable().empty())
+      catalog.problems.push_back(
+          {Severity::kError, t.name, "cannot run here: " + box->unavailable()});
   if (options.config_file && !catalog.profile && results.empty()) {
     std::string error;
     catalog.profile = read_config_file(resolve(*options.config_file), error);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "discovery/catalog.h"
+#include "sandbox/policy.h"
 
 namespace boost::asio {
 class io_context;
@@ -31,6 +32,11 @@ struct DiscoveryOptions {
   std::size_t max_probes = 0;
   // Added to the probes' nice value: a reload is background work (0 at start-up).
   int probe_niceness = 0;
+  // Every function's confinement starts from these (--sandbox, --env-allow/--env-deny);
+  // a tool's @sandbox narrows the first, its @env widens the allow list of the second.
+  // Probes run unconfined: they only source the script, as the operator could.
+  sandbox::Policy sandbox;
+  execution::EnvPolicy env;
 };
 
 // Starts discovery: `done` gets the catalog later, on `io`'s thread, once every probe

@@ -62,7 +62,8 @@ bool plausible_uri(const std::string& uri) {
 }
 
 ResourceMetadata resource_from_comments(const std::string& name,
-                                        const std::vector<std::string>& lines, int function_line) {
+                                        const std::vector<std::string>& lines, int function_line,
+                                        const std::string& folder) {
   ResourceMetadata out;
   out.entry.name = name;
   auto [description, tags] = read_comment_block(lines, function_line);
@@ -90,10 +91,12 @@ ResourceMetadata resource_from_comments(const std::string& name,
       if (auto t = parse_timeout_tag(tag, out.errors)) out.entry.timeout = t;
     } else if (tag.name == "watch") {
       if (single_line(tag, out.errors)) out.entry.watch.push_back(tag.value);
+    } else if (tag.name == "sandbox") {
+      out.sandbox = parse_sandbox_tag(tag, folder, out.errors);
     } else {
       out.errors.push_back(at(tag) + "unknown tag @" + tag.name +
                            " (a resource has @uri, @title, @mime, @size, @annotations, @watch, "
-                           "@timeout)");
+                           "@timeout, @sandbox)");
     }
   }
   if (out.entry.uri.empty()) {
@@ -124,7 +127,7 @@ ResourceMetadata resource_from_comments(const std::string& name,
 }
 
 PromptMetadata prompt_from_comments(const std::string& name, const std::vector<std::string>& lines,
-                                    int function_line) {
+                                    int function_line, const std::string& folder) {
   PromptMetadata out;
   out.entry.name = name;
   auto [description, tags] = read_comment_block(lines, function_line);
@@ -172,9 +175,11 @@ PromptMetadata prompt_from_comments(const std::string& name, const std::vector<s
       out.entry.arguments.push_back({arg, !optional});
     } else if (tag.name == "timeout") {
       if (auto t = parse_timeout_tag(tag, out.errors)) out.entry.timeout = t;
+    } else if (tag.name == "sandbox") {
+      out.sandbox = parse_sandbox_tag(tag, folder, out.errors);
     } else {
       out.errors.push_back(at(tag) + "unknown tag @" + tag.name +
-                           " (a prompt has @title, @arg, @timeout)");
+                           " (a prompt has @title, @arg, @timeout, @sandbox)");
     }
   }
   d.AddMember("name", rapidjson::Value(name.c_str(), a), a);

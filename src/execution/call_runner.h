@@ -31,6 +31,14 @@ struct CallCallbacks {
   std::function<void(std::string)> on_stderr_line;  // for the diagnostic log
 };
 
+// A script to keep processes ready for, confined as its calls will be.
+struct WarmTarget {
+  WarmTarget(std::string s, Confinement c = {}) : script(std::move(s)), confinement(std::move(c)) {}
+  std::string script;
+  Confinement confinement;
+  bool operator==(const WarmTarget&) const = default;
+};
+
 class CallRunner {
  public:
   virtual ~CallRunner() = default;
@@ -40,7 +48,7 @@ class CallRunner {
   // Ends every call (Ending::kShutdown) and lets every pre-started process go.
   virtual void terminate_all(std::chrono::milliseconds grace) = 0;
   // Hints: calls to these scripts are coming (start processes ahead, if it does that).
-  virtual void warm(const std::vector<std::string>& scripts) = 0;
+  virtual void warm(const std::vector<WarmTarget>& targets) = 0;
   // No more calls will come: let pre-started processes go.
   virtual void retire_warm() = 0;
 };

@@ -51,12 +51,15 @@ constexpr const char* kStepNames[kStepCount] = {
     "prctl(PR_CAP_AMBIENT_LOWER, CAP_SYS_PTRACE)",
 };
 
+// Steps of the sandbox are reported as kSandboxSteps + its own step number.
+constexpr int kSandboxSteps = 100;
+
 struct Report {
   int step;
   int error;
 };
 
-[[noreturn]] void fail(const ChildPlan& plan, Step step, int error) {
+[[noreturn]] void fail(const ChildPlan& plan, int step, int error) {
   const Report report{step, error};
   while (raw_syscall(SYS_write, plan.report, reinterpret_cast<long>(&report), sizeof report) < 0 &&
          errno == EINTR) {
@@ -158,6 +161,7 @@ void run_child_setup(const ChildPlan& plan) {
     const long current = 20 - raw_syscall(SYS_getpriority, PRIO_PROCESS, 0);
     raw_syscall(SYS_setpriority, PRIO_PROCESS, 0, std::min<long>(current + plan.niceness, 19));
   }
+  if (int step = sandbox::apply_in_child(plan.confinement)) fail(plan, kSandboxSteps + step, errno);
 }
 
 std::optional<std::string> read_child_setup_error(int fd) {
@@ -166,8 +170,10 @@ std::optional<std::string> read_child_setup_error(int fd) {
   while ((n = ::read(fd, &report, sizeof report)) < 0 && errno == EINTR) {
   }
   if (n != static_cast<ssize_t>(sizeof report)) return std::nullopt;
-  const char* step =
-      report.step >= 0 && report.step < kStepCount ? kStepNames[report.step] : "child set-up";
+  const char* step = report.step >= 0 && report.step < kStepCount ? kStepNames[report.step]
+                     : report.step > kSandboxSteps
+                         ? sandbox::child_step_name(report.step - kSandboxSteps)
+                         : "child set-up";
   return std::string(step) + ": " + std::strerror(report.error);
 }
 

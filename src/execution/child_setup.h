@@ -7,7 +7,7 @@
 //    signal, default signal dispositions and an empty mask, its descriptors 0..5 and none
 //    other, its resource limits, and, when asked, takes CAP_SYS_PTRACE away (so that a tool
 //    running as root cannot open the descriptors or memory of a non-dumpable host, see
-//    ProcessRunner).
+//    ProcessRunner), and last its sandbox (sandbox/sandbox.h).
 //  - Every one of those calls is checked. When one fails, the child writes which one and
 //    its errno to `report` (the write end of a close-on-exec pipe the host made) and ends
 //    with kChildSetupFailedStatus without exec'ing; the host reads the pipe with
@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+
+#include "sandbox/sandbox.h"
 
 namespace mcpsh::execution {
 
@@ -37,6 +39,8 @@ struct ChildPlan {
   // cover the target's): this goes with RunnerOptions::hide_host_from_tools.
   bool drop_ptrace = false;
   int niceness = 0;  // added to the nice value (setpriority, best effort), when > 0
+  // Applied last (no_new_privs, Landlock, seccomp), once nothing else needs a privilege.
+  sandbox::ChildConfinement confinement;
 };
 
 // Returns when exec may follow; otherwise the child ends inside.

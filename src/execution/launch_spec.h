@@ -2,10 +2,17 @@
 // What to run and within which bounds. Plain data; the runner copies what it needs.
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "execution/env_policy.h"
+
+namespace mcpsh::sandbox {
+class Sandbox;
+}
 
 namespace mcpsh::execution {
 
@@ -19,6 +26,13 @@ struct Limits {
   std::size_t max_channel = 1 << 20;
   std::optional<std::uint64_t> cpu_seconds;   // RLIMIT_CPU
   std::optional<std::uint64_t> memory_bytes;  // RLIMIT_AS
+};
+
+// What a child may reach: the host's variables it gets, and the sandbox it runs in.
+struct Confinement {
+  EnvPolicy env;
+  std::shared_ptr<const sandbox::Sandbox> sandbox;  // null: none (prepared ones are shared)
+  bool operator==(const Confinement&) const = default;
 };
 
 struct LaunchSpec {
@@ -39,6 +53,12 @@ struct LaunchSpec {
   // Added to the child's nice value (0..19): background work, such as a reload's probes,
   // yields the CPU to the host's loop and to the calls.
   int niceness = 0;
+  // Which of the host's variables the child gets (`env` above is added after them), and
+  // its sandbox: when set, the child runs confined (sandbox/sandbox.h) with a scratch
+  // folder of its own as TMPDIR, removed once it has ended; a sandbox that cannot be
+  // given here fails the launch with its reason.
+  Confinement confinement;
+  std::string readable;  // a folder the sandbox must let it read (the script's)
   Limits limits;
 };
 

@@ -23,6 +23,8 @@
 #include <boost/process/extend.hpp>
 #include <cerrno>
 #include <map>
+#include <mutex>
+#include <set>
 #include <system_error>
 #include <thread>
 
@@ -33,6 +35,7 @@
 #include "execution/spawn_gate.h"
 #include "execution/stream_collectors.h"
 #include "execution/watchdog.h"
+#include "sandbox/sandbox.h"
 
 namespace mcpsh::execution {
 namespace asio = boost::asio;
@@ -82,10 +85,13 @@ struct ChildSetup : bp::extend::handler {
 
 using EnvList = std::vector<std::pair<std::string, std::string>>;
 
-bp::environment child_environment(const EnvList& extra, const std::string& cookie) {
+bp::environment child_environment(const EnvPolicy& policy, const EnvList& extra,
+                                  const std::string& cookie) {
   bp::environment env = boost::this_process::environment();
-  env.erase("BASH_ENV");
-  env.erase("ENV");
+  std::vector<std::string> dropped;
+  for (const auto& entry : env)
+    if (!policy.admits(entry.get_name())) dropped.push_back(entry.get_name());
+  for (const auto& name : dropped) env.erase(name);
   for (const auto& [key, value] : extra) env[key] = value;
   env[kRunCookie] = cookie;
   return env;
@@ -104,6 +110,10 @@ struct SpawnJob {
   std::string exe;
   std::vector<std::string> args;
   EnvList env;
+  EnvPolicy env_policy;
+  std::shared_ptr<const sandbox::Sandbox> sandbox;
+  std::string readable;
+  std::string scratch;  // made for a sandboxed child; the run removes it when it ends
   std::string cookie;
   ChildSetup setup;
   FdGuard c_null, c_out, c_err, c_report, c_payload, c_chan, c_extra;
@@ -160,6 +170,7 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     std::optional<Ending> forced;  // why we are terminating it, if we are
     int pending_streams = 0;
     bool finished = false;
+    std::string scratch;  // the sandbox's scratch folder, removed when the run finishes
 
     explicit Run(const Limits& l)
         : limits(l),
@@ -356,6 +367,7 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     runs.erase(run->id);
     sweep_escapees();
     sweep_later();
+    remove_scratch_later(std::move(run->scratch));
     auto done = std::move(run->callbacks.on_done);
     run->callbacks = {};
     if (done) done(std::move(o));
@@ -479,6 +491,10 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     run->id = id;
     run->callbacks = std::move(callbacks);
     run->started = Clock::now();
+    if (const auto& box = spec.confinement.sandbox; box && !box->unavailable().empty()) {
+      fail_later(std::move(run->callbacks), box->unavailable());  // fails closed
+      return id;
+    }
     auto job = std::make_shared<SpawnJob>();
     try {
       Pipe out = make_pipe(), err = make_pipe(), report = make_pipe();
@@ -520,6 +536,9 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     job->exe = spec.argv.at(0);
     job->args.assign(spec.argv.begin() + 1, spec.argv.end());
     job->env = spec.env;
+    job->env_policy = spec.confinement.env;
+    job->sandbox = spec.confinement.sandbox;
+    job->readable = spec.readable;
     job->cookie = std::to_string(::getpid()) + "." + std::to_string(id);
 
     runs[id] = run;
@@ -537,8 +556,22 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
   // On the spawner thread: fork and exec, holding the gate until the pid is recorded.
   // Touches nothing but the job, the gate and the process environment (read only).
   void spawn(SpawnJob& job) {
+    // Made before the fork, closed after it (its rulesets are the child's to apply).
+    std::optional<sandbox::SpawnConfinement> confinement;
     try {
-      bp::environment env = child_environment(job.env, job.cookie);
+      if (job.sandbox) {
+        auto made = job.sandbox->for_spawn(job.readable, kChildFdFloor);
+        if (auto* error = std::get_if<std::string>(&made)) {
+          job.error = *error;
+          return;
+        }
+        confinement = std::move(std::get<sandbox::SpawnConfinement>(made));
+        job.scratch = confinement->scratch();
+        note_scratch(job.scratch, true);
+        job.env.emplace_back("TMPDIR", job.scratch);
+        job.setup.plan.confinement = confinement->child();
+      }
+      bp::environment env = child_environment(job.env_policy, job.env, job.cookie);
       std::error_code launch_error;
       auto held = gate.hold();
       bp::child child(bp::exe = job.exe, bp::args = job.args, env, job.setup, launch_error);
@@ -563,6 +596,31 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     } catch (const std::exception& e) {
       job.error = job.exe + ": " + e.what();
     }
+    if (job.pid <= 0 && !job.scratch.empty()) {
+      remove_scratch_now(job.scratch);
+      job.scratch.clear();
+    }
+  }
+
+  // Scratch folders of sandboxed runs not yet removed: a removal is posted to the spawner
+  // thread when a run finishes (a tool may leave many files), and close() removes what
+  // is left, as a stopped spawner drops what was queued.
+  std::mutex scratch_mutex;
+  std::set<std::string> scratch_left;
+  void note_scratch(const std::string& path, bool made) {
+    std::lock_guard lock(scratch_mutex);
+    if (made)
+      scratch_left.insert(path);
+    else
+      scratch_left.erase(path);
+  }
+  void remove_scratch_now(const std::string& path) {
+    sandbox::remove_scratch(path);
+    note_scratch(path, false);
+  }
+  void remove_scratch_later(std::string path) {
+    if (path.empty()) return;
+    asio::post(spawner, [this, path = std::move(path)] { remove_scratch_now(path); });
   }
 
   // Back on the loop: the run gets its pid and its pipes watched, or fails to start. A run
@@ -577,9 +635,11 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     if (it == runs.end()) {  // cannot happen while the runner is open
       if (!exited) signal_group(job.pid, SIGKILL);
       early_exits.erase(job.pid);
+      remove_scratch_later(std::move(job.scratch));
       return after_spawn();
     }
     RunPtr run = it->second;
+    run->scratch = std::move(job.scratch);
     try {
       if (job.pid <= 0) throw std::runtime_error(job.error);
       run->pid = job.pid;
@@ -703,6 +763,12 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     }
     runs.clear();
     by_pid.clear();
+    std::set<std::string> left;
+    {
+      std::lock_guard lock(scratch_mutex);
+      left.swap(scratch_left);
+    }
+    for (const auto& path : left) sandbox::remove_scratch(path);
   }
 };
 

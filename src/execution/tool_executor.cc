@@ -9,6 +9,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -81,6 +82,7 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
     std::optional<std::string> start_error;  // the call could not be handed to it
     std::vector<std::string> early_stderr;   // lines printed while sourcing, before a call
     std::string script;
+    std::string pool;  // key of the pool it was started for
   };
   // A bootstrap process waiting for its call, with the host's ends of its fds 3 and 5.
   struct Waiting {
@@ -89,7 +91,10 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
     FdGuard arguments;  // the host's copy of the child's fd 5
     std::shared_ptr<Route> route;
   };
+  // Processes for one script under one confinement.
   struct ScriptPool {
+    std::string script;
+    Confinement confinement;
     FileStamp stamp;
     std::deque<Waiting> ready;
     bool wanted = false;  // called (or hinted): keep processes ready for it
@@ -123,7 +128,24 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
   }
 
   // Spawns the bootstrap for `script`: the process, or why it could not be started.
-  std::variant<Waiting, std::string> spawn(const std::string& script, const Limits& limits) {
+  static std::string pool_key(const std::string& script, const Confinement& c) {
+    // Prepared sandboxes are shared and the pool holds its own: the address identifies it.
+    return script + '\n' + c.env.describe() + '\n' +
+           std::to_string(reinterpret_cast<std::uintptr_t>(c.sandbox.get()));
+  }
+
+  ScriptPool& pool_for(const std::string& script, const Confinement& c, std::string& key) {
+    key = pool_key(script, c);
+    auto [it, made] = pools.try_emplace(key);
+    if (made) {
+      it->second.script = script;
+      it->second.confinement = c;
+    }
+    return it->second;
+  }
+
+  std::variant<Waiting, std::string> spawn(const std::string& key, const std::string& script,
+                                           const Limits& limits, const Confinement& confinement) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) return failed("pipe2 for the call");
     FdGuard control_read(fds[0]), control_write(fds[1]);
@@ -134,6 +156,7 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
 
     auto route = std::make_shared<Route>();
     route->script = script;
+    route->pool = key;
     std::weak_ptr<Impl> self = weak_from_this();
     RunCallbacks callbacks;
     callbacks.on_done = [self, route](Outcome o) {
@@ -151,7 +174,7 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
         route->early_stderr.push_back(std::move(line));
       }
     };
-    LaunchSpec spec = make_tool_launch(options.bash, script, limits);
+    LaunchSpec spec = make_tool_launch(options.bash, script, limits, confinement);
     spec.fd3 = control_read.release();  // the runner owns these two from here on
     spec.fd5 = child_arguments.release();
     RunId id = runner.start(spec, std::move(callbacks));
@@ -188,12 +211,12 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
       // The process this call used is replaced only now, and in a later turn of the loop:
       // a spawn costs the host a fork and an exec handshake, which must not sit between a
       // call and its response.
-      want_fill(route->script);
+      want_fill(route->pool);
       return;
     }
     if (route->retired || retiring) return;
     // A warm process ended before it had a call: sourcing the script fails or exits.
-    auto it = pools.find(route->script);
+    auto it = pools.find(route->pool);
     if (it == pools.end()) return;
     auto& ready = it->second.ready;
     std::erase_if(ready, [&](const Waiting& w) { return w.route == route; });
@@ -206,12 +229,11 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
 
   // ---- spawning ahead ---------------------------------------------------------------
 
-  void want_fill(const std::string& script) {
+  void want_fill(const std::string& key) {
     if (retiring || options.warm_per_script == 0) return;
-    auto it = pools.find(script);
+    auto it = pools.find(key);
     if (it == pools.end() || !it->second.wanted || it->second.broken) return;
-    if (std::find(to_fill.begin(), to_fill.end(), script) == to_fill.end())
-      to_fill.push_back(script);
+    if (std::find(to_fill.begin(), to_fill.end(), key) == to_fill.end()) to_fill.push_back(key);
     post_fill();
   }
 
@@ -228,11 +250,12 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
   void fill_step() {
     fill_posted = false;
     while (!to_fill.empty() && !retiring) {
-      const std::string script = to_fill.front();
+      const std::string key = to_fill.front();
       to_fill.pop_front();
-      auto it = pools.find(script);
+      auto it = pools.find(key);
       if (it == pools.end()) continue;
       ScriptPool& pool = it->second;
+      const std::string& script = pool.script;
       if (FileStamp now = stamp_of(script); !(now == pool.stamp)) {
         retire(pool);
         pool.stamp = now;
@@ -245,13 +268,13 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
       }
       Limits waiting = options.warm_limits;
       waiting.timeout = std::chrono::milliseconds(0);  // the deadline starts with the call
-      auto spawned = spawn(script, waiting);
+      auto spawned = spawn(key, script, waiting, pool.confinement);
       if (auto* error = std::get_if<std::string>(&spawned)) {
         warn(script + ": could not start a bash ahead of its calls: " + *error);
         return;  // tried again when a call ends
       }
       pool.ready.push_back(std::move(std::get<Waiting>(spawned)));
-      if (pool.ready.size() < options.warm_per_script) to_fill.push_back(script);
+      if (pool.ready.size() < options.warm_per_script) to_fill.push_back(key);
       break;
     }
     post_fill();
@@ -277,7 +300,8 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
   }
 
   RunId run(const ToolLaunch& launch, RunCallbacks callbacks) {
-    ScriptPool& pool = pools[launch.script];
+    std::string key;
+    ScriptPool& pool = pool_for(launch.script, launch.confinement, key);
     FileStamp now = stamp_of(launch.script);
     if (!(now == pool.stamp)) {
       retire(pool);
@@ -307,7 +331,7 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
       w.route->assigned = false;
       w.route->retired = true;
     }
-    auto spawned = spawn(launch.script, launch.limits);
+    auto spawned = spawn(key, launch.script, launch.limits, launch.confinement);
     if (auto* error = std::get_if<std::string>(&spawned)) {
       fail_later(std::move(callbacks), *error);
       return 0;
@@ -333,16 +357,17 @@ ToolExecutor::ToolExecutor(asio::io_context& io, Runner& runner, ExecutorOptions
 
 ToolExecutor::~ToolExecutor() { retire_warm(); }
 
-void ToolExecutor::warm(const std::vector<std::string>& scripts) {
+void ToolExecutor::warm(const std::vector<WarmTarget>& targets) {
   if (impl_->options.warm_per_script == 0 || impl_->retiring) return;
   // All or nothing: warming the first few of a large directory would keep its later
   // scripts cold however often they are called.
-  if (scripts.size() * impl_->options.warm_per_script > impl_->idle_cap) return;
-  for (const auto& s : scripts) {
-    auto& pool = impl_->pools[s];
-    if (!pool.wanted) pool.stamp = stamp_of(s);
+  if (targets.size() * impl_->options.warm_per_script > impl_->idle_cap) return;
+  for (const auto& t : targets) {
+    std::string key;
+    auto& pool = impl_->pool_for(t.script, t.confinement, key);
+    if (!pool.wanted) pool.stamp = stamp_of(t.script);
     pool.wanted = true;
-    impl_->want_fill(s);
+    impl_->want_fill(key);
   }
 }
 

@@ -15,6 +15,8 @@
 // as isolated as with a fresh spawn: each has its own process, process group, pipes and
 // limits. When no warm process is ready, or the call needs limits other than those the
 // warm ones were started with, the call spawns a fresh process running the same bootstrap.
+// Processes are kept per script and confinement (environment and sandbox are fixed when a
+// process starts): a tool with a sandbox of its own has processes of its own.
 //  - Spawning ahead is incremental: one process per turn of the event loop, posted, so that
 //    requests interleave with it; a used process is replaced only after its call ended
 //    (its response is written first).
@@ -73,7 +75,7 @@ class ToolExecutor final : public CallRunner {
 
   // Hint: calls to these scripts are coming. Warms them all if they fit under the cap
   // (no-op when warm_per_script is 0); otherwise scripts are warmed once called.
-  void warm(const std::vector<std::string>& scripts) override;
+  void warm(const std::vector<WarmTarget>& targets) override;
   // Runs one call (see CallRunner). Returns the id to cancel it with (0: nothing to cancel).
   RunId run(const ToolLaunch& launch, CallCallbacks callbacks) override;
   void cancel(RunId id) override;

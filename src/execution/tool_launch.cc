@@ -195,13 +195,18 @@ fi
 }  // namespace
 
 LaunchSpec make_tool_launch(const std::string& bash, const std::string& script,
-                            const Limits& limits) {
+                            const Limits& limits, const Confinement& confinement) {
   LaunchSpec spec;
   spec.argv = {bash, "--noprofile",    "--norc",         "-p",
                "-c", tool_bootstrap(), "mcp-shell-host", script};
   spec.env = {{"MCP_SHELL_HOST", MCPSH_VERSION}};
   spec.channel = true;
   spec.limits = limits;
+  spec.confinement = confinement;
+  // A sandbox that confines reads still lets the script be sourced, and the files beside
+  // it that it sources.
+  const auto slash = script.rfind('/');
+  spec.readable = slash == std::string::npos || slash == 0 ? "/" : script.substr(0, slash);
   return spec;
 }
 

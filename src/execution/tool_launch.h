@@ -28,12 +28,13 @@ struct ToolLaunch {
   std::string function;
   std::string arguments_json;  // the call's arguments object, compact JSON
   Limits limits;
+  Confinement confinement;
 };
 
 // The spec for one bootstrap process; the caller sets spec.fd3 to the read end of the
 // pipe it will write the function's name to, and spec.fd5 to the file holding the arguments
 // (read from offset 0; compact JSON, so no trailing newline to lose).
 LaunchSpec make_tool_launch(const std::string& bash, const std::string& script,
-                            const Limits& limits);
+                            const Limits& limits, const Confinement& confinement = {});
 
 }  // namespace mcpsh::execution

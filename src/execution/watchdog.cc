@@ -1,5 +1,6 @@
 #include "execution/watchdog.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -10,9 +11,11 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "execution/child_fds.h"
 #include "execution/escapees.h"
+#include "sandbox/sandbox.h"
 
 namespace mcpsh::execution {
 
@@ -104,7 +107,43 @@ bool kill_cookie_holders(const char* needle, int needle_len, pid_t self) {
   return found;
 }
 
-[[noreturn]] void watchdog_main(int read_end, pid_t host) {
+// Removes the tree at `name` (relative to dir), following no symlink: entries are unlinked,
+// folders emptied first (to a depth of 32; deeper ones stay). Raw calls and stack buffers.
+void remove_tree(int dir, const char* name, int depth) {
+  int fd = static_cast<int>(sys(SYS_openat, dir, reinterpret_cast<long>(name),
+                                O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd < 0) {
+    sys(SYS_unlinkat, dir, reinterpret_cast<long>(name), 0);
+    return;
+  }
+  alignas(8) char entries[2048];
+  // Entries removed while the folder is read may shift the rest: read again from the
+  // start until a pass finds nothing but "." and "..".
+  for (int pass = 0; depth < 32 && pass < 64; ++pass) {
+    bool removed = false;
+    sys(SYS_lseek, fd, 0, SEEK_SET);
+    for (;;) {
+      long n = sys(SYS_getdents64, fd, reinterpret_cast<long>(entries), sizeof entries);
+      if (n <= 0) break;
+      for (long at = 0; at < n;) {
+        auto* e = reinterpret_cast<LinuxDirent64*>(entries + at);
+        at += e->d_reclen;
+        const char* n0 = e->d_name;
+        if (n0[0] == '.' && (n0[1] == '\0' || (n0[1] == '.' && n0[2] == '\0'))) continue;
+        if (e->d_type == DT_DIR)
+          remove_tree(fd, n0, depth + 1);
+        else
+          sys(SYS_unlinkat, fd, reinterpret_cast<long>(n0), 0);
+        removed = true;
+      }
+    }
+    if (!removed) break;
+  }
+  sys(SYS_close, fd);
+  sys(SYS_unlinkat, dir, reinterpret_cast<long>(name), AT_REMOVEDIR);
+}
+
+[[noreturn]] void watchdog_main(int read_end, pid_t host, const char* scratch_root) {
   sys(SYS_setpgid, 0, 0);
   std::uint64_t all = ~0ULL;  // SIGKILL and SIGSTOP stay deliverable whatever the mask
   sys(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&all), 0, sizeof all);
@@ -140,6 +179,10 @@ bool kill_cookie_holders(const char* needle, int needle_len, pid_t self) {
     timespec pause{0, 10 * 1000 * 1000};
     sys(SYS_nanosleep, reinterpret_cast<long>(&pause), 0);
   }
+  // The host died without cleaning up (we were re-parented): its sandboxes' scratch
+  // folders are ours to remove. A host alive merely closed the pipe (its runner went) and
+  // removes its own.
+  if (sys(SYS_getppid) != host) remove_tree(AT_FDCWD, scratch_root, 0);
   sys(SYS_exit_group, 0);
   __builtin_unreachable();
 }
@@ -150,8 +193,9 @@ Watchdog::Watchdog() {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return;
   const pid_t host = ::getpid();
+  const std::string scratch_root = sandbox::scratch_root_of(host);  // made before the fork
   pid_t pid = ::fork();
-  if (pid == 0) watchdog_main(fds[0], host);
+  if (pid == 0) watchdog_main(fds[0], host, scratch_root.c_str());
   ::close(fds[0]);
   if (pid < 0) {
     ::close(fds[1]);

@@ -55,6 +55,7 @@ std::string AuditLog::to_json_line(const AuditRecord& r) {
   str("protocolVersion", r.protocol_version);
   str("client", r.client_name);
   str("remote", r.remote);
+  str("sandbox", r.sandbox);
   if (r.http_status) add("httpStatus", rapidjson::Value(r.http_status));
   if (r.error_code) {
     rapidjson::Value error(rapidjson::kObjectType);

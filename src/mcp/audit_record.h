@@ -28,6 +28,7 @@ struct AuditRecord {
   std::uint64_t stdout_bytes = 0;
   std::uint64_t bytes_out = 0;
   std::chrono::milliseconds duration{0};
+  std::string sandbox;  // the sandbox the function ran under ("read-only,no-network"); "" none
   std::string remote;   // the peer over HTTP; empty on stdio
   int http_status = 0;  // the HTTP status sent; 0 on stdio or when nothing was sent
 };

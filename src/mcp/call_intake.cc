@@ -41,9 +41,10 @@ std::variant<CallPlan, CallRefusal, ShapedResult> take_call(const rapidjson::Val
           "Invalid arguments for tool '" + name + "':\n" + schema::describe(violations),
           "invalid_arguments");
   }
-  CallPlan plan{tool,
-                {tool->entry.script, "tool_" + tool->entry.name,
-                 arguments ? jsonrpc::to_json(*arguments) : "{}", defaults}};
+  CallPlan plan{
+      tool,
+      {tool->entry.script, "tool_" + tool->entry.name,
+       arguments ? jsonrpc::to_json(*arguments) : "{}", defaults, tool->entry.confinement}};
   if (tool->entry.timeout) plan.launch.limits.timeout = *tool->entry.timeout;
   return plan;
 }

@@ -19,9 +19,10 @@ Offering::Offering(const discovery::Catalog& catalog, const std::vector<std::str
       page_size_(page_size) {
   for (std::size_t i = 0; i < tools.size(); ++i) {
     const auto& entry = tools.at(i).entry;
+    execution::WarmTarget target(entry.script, entry.confinement);
     if (entry.implemented &&
-        std::find(tool_scripts.begin(), tool_scripts.end(), entry.script) == tool_scripts.end())
-      tool_scripts.push_back(entry.script);
+        std::find(warm_targets.begin(), warm_targets.end(), target) == warm_targets.end())
+      warm_targets.push_back(std::move(target));
   }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "discovery/catalog.h"
+#include "execution/call_runner.h"
 #include "mcp/paged_list.h"
 #include "mcp/prompt_registry.h"
 #include "mcp/resource_registry.h"
@@ -36,7 +37,9 @@ class Offering {
   ServerProfileView profile;
   std::string discover_result;
   PagedList tool_list, resource_list, template_list, prompt_list;
-  std::vector<std::string> tool_scripts;  // scripts with implemented tools, for warm processes
+  // Scripts with implemented tools, each with the confinements its tools run under: the
+  // warm processes to keep.
+  std::vector<execution::WarmTarget> warm_targets;
 
   // The tools list of a legacy revision (without the fields it does not define), rendered
   // at its first use.

@@ -12,6 +12,7 @@
 #include "mcp/method_table.h"
 #include "mcp/mirrored_headers.h"
 #include "mcp/protocol_versions.h"
+#include "sandbox/sandbox.h"
 
 namespace mcpsh::mcp {
 
@@ -70,7 +71,7 @@ void ProtocolCore::finished(Call& call, execution::Outcome outcome) {
   ShapedResult shaped =
       shape_tool_result(call.tool->entry.name, outcome, call.launch.limits,
                         call.tool->output ? &*call.tool->output : nullptr, call.content);
-  AuditRecord facts = run_facts(outcome);
+  AuditRecord facts = run_facts(call, outcome);
   facts.is_error = shaped.is_error;
   facts.outcome = shaped.outcome;
   answer(*call.connection, call.exchange,
@@ -78,8 +79,9 @@ void ProtocolCore::finished(Call& call, execution::Outcome outcome) {
          std::move(facts));
 }
 
-AuditRecord ProtocolCore::run_facts(const execution::Outcome& outcome) {
+AuditRecord ProtocolCore::run_facts(const Call& call, const execution::Outcome& outcome) {
   AuditRecord facts;
+  if (const auto& box = call.launch.confinement.sandbox) facts.sandbox = box->description();
   if (outcome.ending == execution::Ending::kExited) facts.exit_status = outcome.exit_code;
   if (outcome.signal) facts.signal = outcome.signal;
   facts.stdout_bytes = outcome.stdout_total;
@@ -349,7 +351,7 @@ LegacySession ProtocolCore::stateless_session(const std::string& version) {
 void ProtocolCore::warm_once() {
   if (!warm_wanted_ || warmed_) return;
   warmed_ = true;
-  runner_.warm(offering_->tool_scripts);
+  runner_.warm(offering_->warm_targets);
 }
 
 }  // namespace mcpsh::mcp

@@ -111,7 +111,8 @@ class ProtocolCore {
   // Queues the run of a resource, prompt or completion function for `r`.
   void submit_function(Request& r, std::shared_ptr<Call> call, const std::string& script,
                        const std::string& function, std::string arguments_json,
-                       std::optional<std::chrono::milliseconds> timeout);
+                       std::optional<std::chrono::milliseconds> timeout,
+                       const execution::Confinement& confinement);
   // A resources/read, prompts/get or completion/complete answered from a function's run.
   void finished_function(Call& call, execution::Outcome outcome);
   // Modern results: resultType and serverInfo (and cache hints where `cacheable`).
@@ -129,7 +130,7 @@ class ProtocolCore {
   // `why` is the audit's outcome.
   void cancelled(const Exchange& x, const Connection& from, const char* why);
   // What the audit records of a finished run: exit status, signal, sizes, timeout.
-  static AuditRecord run_facts(const execution::Outcome& outcome);
+  static AuditRecord run_facts(const Call& call, const execution::Outcome& outcome);
   // A request whose mirrored HTTP headers disagree with it (mirrored_headers.h).
   void refuse_headers(Connection& to, Exchange& x, const HeaderRefusal& no);
   static LegacySession stateless_session(const std::string& version);

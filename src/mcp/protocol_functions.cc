@@ -137,7 +137,7 @@ void ProtocolCore::handle_read(Request& r) {
   call->uri = *uri;
   call->mime = entry.mime;
   submit_function(r, std::move(call), entry.script, "resource_" + entry.name,
-                  jsonrpc::to_json(args), entry.timeout);
+                  jsonrpc::to_json(args), entry.timeout, entry.confinement);
 }
 
 void ProtocolCore::handle_prompt(Request& r) {
@@ -177,7 +177,8 @@ void ProtocolCore::handle_prompt(Request& r) {
   definition.Parse(prompt->definition_json.c_str(), prompt->definition_json.size());
   if (auto d = string_member(&definition, "description")) call->description = *d;
   submit_function(r, std::move(call), prompt->script, "prompt_" + prompt->name,
-                  arguments ? jsonrpc::to_json(*arguments) : "{}", prompt->timeout);
+                  arguments ? jsonrpc::to_json(*arguments) : "{}", prompt->timeout,
+                  prompt->confinement);
 }
 
 void ProtocolCore::handle_complete(Request& r) {
@@ -251,19 +252,20 @@ void ProtocolCore::handle_complete(Request& r) {
   auto call = std::make_shared<Call>();
   call->kind = CallKind::kCompletion;
   submit_function(r, std::move(call), completer->script, "complete_" + completer->name,
-                  jsonrpc::to_json(args), std::nullopt);
+                  jsonrpc::to_json(args), std::nullopt, completer->confinement);
 }
 
 void ProtocolCore::submit_function(Request& r, std::shared_ptr<Call> call,
                                    const std::string& script, const std::string& function,
                                    std::string arguments_json,
-                                   std::optional<std::chrono::milliseconds> timeout) {
+                                   std::optional<std::chrono::milliseconds> timeout,
+                                   const execution::Confinement& confinement) {
   r.params = nullptr;
   r.document.reset();
   call->connection = r.from;
   call->offering = offering_;
   call->exchange = std::move(r.exchange);
-  call->launch = {script, function, std::move(arguments_json), options_.limits};
+  call->launch = {script, function, std::move(arguments_json), options_.limits, confinement};
   if (timeout) call->launch.limits.timeout = *timeout;
   scheduler_.submit(std::move(call));
 }
@@ -284,7 +286,7 @@ void ProtocolCore::finished_function(Call& call, execution::Outcome outcome) {
     case CallKind::kTool:  // finished() shapes tool calls itself
       return;
   }
-  AuditRecord facts = run_facts(outcome);
+  AuditRecord facts = run_facts(call, outcome);
   facts.outcome = a.outcome;
   if (!a.ok) {
     facts.error_code = a.code;
@@ -368,7 +370,7 @@ void ProtocolCore::replace_offering(std::shared_ptr<const Offering> next) {
             (changes.resources ? "; resources changed" : ""));
   // New scripts get ready processes too; those of a changed script are replaced by the
   // executor itself, which checks each script's stamp before it hands a call over.
-  if (warmed_) runner_.warm(offering_->tool_scripts);
+  if (warmed_) runner_.warm(offering_->warm_targets);
   subscriptions_.lists_changed(changes);
 }
 

@@ -136,7 +136,7 @@ void FakeCallRunner::terminate_all(std::chrono::milliseconds) {
   }
 }
 
-void FakeCallRunner::warm(const std::vector<std::string>&) {}
+void FakeCallRunner::warm(const std::vector<execution::WarmTarget>&) {}
 void FakeCallRunner::retire_warm() {}
 
 }  // namespace mcpsh::fuzz

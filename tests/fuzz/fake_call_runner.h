@@ -30,7 +30,7 @@ class FakeCallRunner : public execution::CallRunner {
                        execution::CallCallbacks callbacks) override;
   void cancel(execution::RunId id) override;
   void terminate_all(std::chrono::milliseconds grace) override;
-  void warm(const std::vector<std::string>& scripts) override;
+  void warm(const std::vector<execution::WarmTarget>& targets) override;
   void retire_warm() override;
 
   // Runs started and not yet ended (on_done not yet called).

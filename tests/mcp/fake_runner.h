@@ -34,7 +34,11 @@ class FakeRunner : public execution::CallRunner {
       if (r.id == id && !r.done) r.cancelled = true;
   }
   void terminate_all(std::chrono::milliseconds) override { terminated = true; }
-  void warm(const std::vector<std::string>& scripts) override { warmed.push_back(scripts); }
+  void warm(const std::vector<execution::WarmTarget>& targets) override {
+    std::vector<std::string> scripts;
+    for (const auto& t : targets) scripts.push_back(t.script);
+    warmed.push_back(scripts);
+  }
   void retire_warm() override { retired = true; }
 
   // Calls started and not yet ended.

@@ -50,7 +50,7 @@ class HeapProbeRunner : public execution::CallRunner {
   }
   void cancel(execution::RunId) override {}
   void terminate_all(std::chrono::milliseconds) override {}
-  void warm(const std::vector<std::string>&) override {}
+  void warm(const std::vector<execution::WarmTarget>&) override {}
   void retire_warm() override {}
 
   std::int64_t heap_at_run = 0;

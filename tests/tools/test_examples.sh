@@ -126,6 +126,9 @@ check_metadata() {
           problems+=("bad @uri line (resources only, one URI or template): $line")
         ;;
       @mime | @size | @watch) [[ $kind == resource ]] || problems+=("$tag belongs to resources") ;;
+      @sandbox)
+        [[ $line =~ ^@sandbox\ [a-z=/.,0-9-]+$ ]] || problems+=("bad @sandbox line: $line")
+        ;;
       @arg)
         [[ $kind == prompt && $line =~ ^@arg\ [A-Za-z_][A-Za-z0-9_]*\??\ .+ ]] ||
           problems+=("bad @arg line (prompts only, NAME[?] description): $line")

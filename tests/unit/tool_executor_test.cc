@@ -219,7 +219,7 @@ TEST(ToolExecutor, CallbacksAfterTheExecutorIsGoneDoNothing) {
     CallCallbacks c = ends.callbacks();
     c.on_stderr_line = [&](std::string line) { lines.push_back(std::move(line)); };
     executor.run(launch(), std::move(c));
-    executor.warm({"/nonexistent/other.sh"});
+    executor.warm({WarmTarget("/nonexistent/other.sh")});
   }
   ASSERT_EQ(runner.started.size(), 1u);
   auto& callbacks = runner.started[0].callbacks;
@@ -270,14 +270,15 @@ TEST(ToolExecutor, FewScriptsAreWarmedWhenListedManyOnlyOnceCalled) {
   options.warm_per_script = 2;
   {
     ToolExecutor executor(io, runner, options);
-    executor.warm({"/a.sh", "/b.sh", "/c.sh", "/d.sh"});  // 8: within the cap of 8
+    executor.warm({WarmTarget("/a.sh"), WarmTarget("/b.sh"), WarmTarget("/c.sh"),
+                   WarmTarget("/d.sh")});  // 8: within the cap of 8
     io.poll();
     EXPECT_EQ(executor.idle_warm(), 8u);
   }
   FakeRunner many_runner;
   ToolExecutor executor(io, many_runner, options);
-  std::vector<std::string> scripts;
-  for (int i = 0; i < 200; ++i) scripts.push_back("/s" + std::to_string(i) + ".sh");
+  std::vector<WarmTarget> scripts;
+  for (int i = 0; i < 200; ++i) scripts.emplace_back("/s" + std::to_string(i) + ".sh");
   executor.warm(scripts);
   io.poll();
   EXPECT_EQ(executor.idle_warm(), 0u);
@@ -290,7 +291,7 @@ TEST(ToolExecutor, RetiringClosesTheWaitingProcessesFiles) {
   ExecutorOptions options = cold();
   options.warm_per_script = 1;
   ToolExecutor executor(io, runner, options);
-  executor.warm({"/a.sh"});
+  executor.warm({WarmTarget("/a.sh")});
   io.poll();
   ASSERT_EQ(runner.started.size(), 1u);
   executor.retire_warm();

@@ -1,0 +1,103 @@
+#include "sandbox/policy.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace mcpsh::sandbox {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// Absolute, without "." or ".." components resolved away: a path is kept as the author
+// wrote it, joined to `base`. Symlinks are resolved when a process starts (Landlock
+// rules hold the file the path names then).
+std::string absolute(std::string_view path, const std::string& base) {
+  if (!path.empty() && path.front() == '/') return std::string(path);
+  std::string out = base.empty() ? std::string("/") : base;
+  if (out.back() != '/') out += '/';
+  out += path;
+  return out;
+}
+
+}  // namespace
+
+bool Policy::active() const {
+  return confined_writes || reads.has_value() || network != Network::kAny;
+}
+
+std::variant<Policy, std::string> parse_policy(std::string_view words, const std::string& base) {
+  Policy p;
+  bool none = false, any_word = false;
+  while (true) {
+    const std::size_t comma = words.find(',');
+    const std::string_view word = trim(words.substr(0, comma));
+    if (!word.empty()) {
+      any_word = true;
+      const std::size_t eq = word.find('=');
+      const std::string_view key = word.substr(0, eq);
+      const std::string_view value = eq == std::string_view::npos ? "" : trim(word.substr(eq + 1));
+      if (eq != std::string_view::npos && value.empty())
+        return "sandbox: \"" + std::string(word) + "\" needs a value after '='";
+      if (word == "none") {
+        none = true;
+      } else if (word == "read-only") {
+        p.confined_writes = true;
+      } else if (word == "no-network") {
+        p.network = Policy::Network::kNone;
+      } else if (key == "write" && !value.empty()) {
+        p.confined_writes = true;
+        p.write_paths.push_back(absolute(value, base));
+      } else if (key == "read" && !value.empty()) {
+        if (!p.reads) p.reads.emplace();
+        p.reads->push_back(absolute(value, base));
+      } else if (key == "connect" && !value.empty()) {
+        unsigned port = 0;
+        auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), port);
+        if (ec != std::errc{} || end != value.data() + value.size() || port == 0 || port > 65535)
+          return "sandbox: connect= needs a TCP port from 1 to 65535, got \"" + std::string(value) +
+                 "\"";
+        p.connect_ports.push_back(static_cast<std::uint16_t>(port));
+      } else {
+        return "sandbox: unknown word \"" + std::string(word) +
+               "\" (known: read-only, write=PATH, read=PATH, no-network, connect=PORT, none)";
+      }
+    }
+    if (comma == std::string_view::npos) break;
+    words.remove_prefix(comma + 1);
+  }
+  if (!any_word) return std::string("sandbox: no words given (use \"none\" for no sandbox)");
+  if (!p.connect_ports.empty()) {
+    if (p.network == Policy::Network::kNone)
+      return std::string("sandbox: no-network and connect= contradict each other");
+    p.network = Policy::Network::kPorts;
+    std::sort(p.connect_ports.begin(), p.connect_ports.end());
+    p.connect_ports.erase(std::unique(p.connect_ports.begin(), p.connect_ports.end()),
+                          p.connect_ports.end());
+  }
+  if (none && p.active())
+    return std::string("sandbox: \"none\" cannot be combined with other words");
+  return p;
+}
+
+std::string describe(const Policy& policy) {
+  if (!policy.active()) return "none";
+  std::string out;
+  auto add = [&](const std::string& word) {
+    if (!out.empty()) out += ',';
+    out += word;
+  };
+  if (policy.confined_writes && policy.write_paths.empty()) add("read-only");
+  for (const auto& path : policy.write_paths) add("write=" + path);
+  if (policy.reads)
+    for (const auto& path : *policy.reads) add("read=" + path);
+  if (policy.network == Policy::Network::kNone) add("no-network");
+  for (auto port : policy.connect_ports) add("connect=" + std::to_string(port));
+  return out;
+}
+
+}  // namespace mcpsh::sandbox

@@ -1,0 +1,311 @@
+#include "sandbox/sandbox.h"
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "sandbox/landlock_abi.h"
+#include "sandbox/syscall_filter.h"
+
+namespace mcpsh::sandbox {
+
+namespace ll = landlock;
+
+namespace {
+
+std::string error_text(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+// The rights a write confinement handles, as far as this ABI knows them. Rights the
+// kernel does not know stay allowed (for truncate before ABI 3, only through a write
+// open, which is handled).
+std::uint64_t write_rights(int abi) {
+  std::uint64_t r = ll::kWriteFile | ll::kRemoveDir | ll::kRemoveFile | ll::kMakeChar |
+                    ll::kMakeDir | ll::kMakeReg | ll::kMakeSock | ll::kMakeFifo | ll::kMakeBlock |
+                    ll::kMakeSym;
+  if (abi >= 2) r |= ll::kRefer;
+  if (abi >= 3) r |= ll::kTruncate;
+  return r;
+}
+constexpr std::uint64_t kReadRights = ll::kReadFile | ll::kReadDir | ll::kExecute;
+
+// What a process needs to read to run bash and the usual tools, when reads are confined.
+constexpr const char* kSystemReadable[] = {"/usr",    "/bin", "/sbin", "/lib",  "/lib32", "/lib64",
+                                           "/libx32", "/etc", "/dev",  "/proc", "/opt"};
+// Devices a confined process may still open for writing.
+constexpr const char* kWritableDevices[] = {"/dev/null",   "/dev/zero",    "/dev/full",
+                                            "/dev/random", "/dev/urandom", "/dev/tty"};
+
+long create_ruleset(const ll::RulesetAttr* attr, std::size_t size, std::uint32_t flags) {
+  return ::syscall(ll::kCreateRuleset, attr, size, flags);
+}
+
+// Adds a path rule: the rights granted there, as far as the ruleset handles them and a
+// non-folder takes them. A missing path is skipped when `optional`.
+std::string add_path(int ruleset, const std::string& path, std::uint64_t rights,
+                     std::uint64_t handled, bool optional) {
+  const int fd = ::open(path.c_str(), O_PATH | O_CLOEXEC);
+  if (fd < 0) {
+    if (optional && (errno == ENOENT || errno == ENOTDIR)) return {};
+    return error_text("sandbox: " + path);
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    std::string e = error_text("sandbox: fstat " + path);
+    ::close(fd);
+    return e;
+  }
+  rights &= handled;
+  if (!S_ISDIR(st.st_mode)) rights &= ll::kFileRights;
+  std::string error;
+  if (rights != 0) {
+    const ll::PathBeneathAttr attr{rights, fd};
+    if (::syscall(ll::kAddRule, ruleset, ll::kRulePathBeneath, &attr, 0) != 0)
+      error = error_text("sandbox: landlock_add_rule " + path);
+  }
+  ::close(fd);
+  return error;
+}
+
+// This process's scratch root (scratch_root_of), made once; "" when it cannot be made or
+// is not ours (another user made the name first). Removed at exit, if empty by then.
+const std::string& scratch_root() {
+  static const std::string root = []() -> std::string {
+    std::string name = scratch_root_of(::getpid());
+    if (::mkdir(name.c_str(), 0700) != 0 && errno != EEXIST) return {};
+    struct stat st {};
+    // A name left by an earlier process of ours with this pid is reused; anything else
+    // (a symlink, another owner, other modes) is refused.
+    if (::lstat(name.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() ||
+        (st.st_mode & 077) != 0)
+      return {};
+    static struct Remover {
+      std::string path;
+      ~Remover() { ::rmdir(path.c_str()); }
+    } remover{name};
+    return name;
+  }();
+  return root;
+}
+
+}  // namespace
+
+const KernelSupport& kernel_support() {
+  static const KernelSupport support = [] {
+    KernelSupport s;
+    const long abi = create_ruleset(nullptr, 0, ll::kCreateRulesetVersion);
+    if (abi > 0) {
+      s.landlock_abi = static_cast<int>(abi);
+    } else {
+      s.landlock_why = errno == EOPNOTSUPP ? "Landlock is disabled at boot"
+                       : errno == ENOSYS   ? "this kernel has no Landlock"
+                                           : error_text("landlock_create_ruleset");
+    }
+    // PR_GET_SECCOMP answers EINVAL when the kernel has no seccomp at all.
+    s.seccomp = ::prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
+    return s;
+  }();
+  return support;
+}
+
+int apply_in_child(const ChildConfinement& c) {
+  if (!c.active()) return 0;
+  if (::syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return 1;
+  for (int i = 0; i < c.ruleset_count; ++i)
+    if (::syscall(ll::kRestrictSelf, c.rulesets[i], 0) != 0) return 2;
+  if (c.filter && ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, c.filter) != 0) return 3;
+  return 0;
+}
+
+const char* child_step_name(int step) {
+  switch (step) {
+    case 1:
+      return "prctl(PR_SET_NO_NEW_PRIVS)";
+    case 2:
+      return "landlock_restrict_self";
+    case 3:
+      return "seccomp(SECCOMP_SET_MODE_FILTER)";
+    default:
+      return "sandbox";
+  }
+}
+
+SpawnConfinement::SpawnConfinement(SpawnConfinement&& o) noexcept { *this = std::move(o); }
+
+SpawnConfinement& SpawnConfinement::operator=(SpawnConfinement&& o) noexcept {
+  if (this != &o) {
+    for (int i = 0; i < child_.ruleset_count; ++i) ::close(child_.rulesets[i]);
+    scratch_ = std::move(o.scratch_);
+    child_ = o.child_;
+    o.child_ = {};
+  }
+  return *this;
+}
+
+SpawnConfinement::~SpawnConfinement() {
+  for (int i = 0; i < child_.ruleset_count; ++i) ::close(child_.rulesets[i]);
+}
+
+Sandbox::Sandbox(std::vector<Policy> layers, const KernelSupport& kernel)
+    : layers_(std::move(layers)), abi_(kernel.landlock_abi) {
+  Policy::Network strictest = Policy::Network::kAny;
+  bool needs_landlock = false;
+  for (const Policy& p : layers_) {
+    if (!description_.empty()) description_ += " then ";
+    description_ += describe(p);
+    if (p.confined_writes || p.reads) needs_landlock = true;
+    if (p.network == Policy::Network::kPorts) {
+      needs_landlock = true;
+      if (abi_ > 0 && abi_ < 4)
+        unavailable_ = "connect= needs Landlock ABI 4 (TCP port rules); this kernel has ABI " +
+                       std::to_string(abi_);
+      if (strictest == Policy::Network::kAny) strictest = p.network;
+    }
+    if (p.network == Policy::Network::kNone) strictest = p.network;
+  }
+  if (needs_landlock && abi_ == 0)
+    unavailable_ = "sandbox \"" + description_ + "\" needs Landlock: " + kernel.landlock_why;
+  if (!kernel.seccomp && unavailable_.empty())
+    unavailable_ =
+        "sandbox \"" + description_ + "\" needs seccomp filters, which this kernel lacks";
+  if (unavailable_.empty()) {
+    auto built = build_syscall_filter(strictest);
+    if (auto* error = std::get_if<std::string>(&built)) {
+      unavailable_ = *error;
+    } else {
+      filter_ = std::move(std::get<std::vector<unsigned char>>(built));
+      program_ = std::make_unique<unsigned char[]>(sizeof(sock_fprog));
+      sock_fprog prog{};
+      prog.len = static_cast<unsigned short>(filter_.size() / sizeof(sock_filter));
+      prog.filter = reinterpret_cast<sock_filter*>(filter_.data());
+      std::memcpy(program_.get(), &prog, sizeof prog);
+    }
+  }
+  if (abi_ > 0) {
+    enforcement_ = "Landlock ABI " + std::to_string(abi_) + " (files";
+    if (abi_ >= 4) enforcement_ += ", TCP ports";
+    if (abi_ >= 6) enforcement_ += ", signals";
+    enforcement_ += ")";
+  } else {
+    enforcement_ = "no Landlock";
+  }
+  enforcement_ += kernel.seccomp ? ", seccomp, no_new_privs" : ", no seccomp";
+}
+
+Sandbox::~Sandbox() = default;
+
+std::shared_ptr<const Sandbox> Sandbox::prepare(const std::vector<Policy>& layers) {
+  std::vector<Policy> active;
+  for (const Policy& p : layers)
+    if (p.active()) active.push_back(p);
+  if (active.empty()) return nullptr;
+  std::string key;
+  for (const Policy& p : active) key += describe(p) + "\n";
+  static std::mutex mutex;
+  static std::map<std::string, std::weak_ptr<const Sandbox>> cache;
+  std::lock_guard lock(mutex);
+  if (auto found = cache[key].lock()) return found;
+  auto made = std::make_shared<const Sandbox>(std::move(active), kernel_support());
+  cache[key] = made;
+  return made;
+}
+
+std::variant<SpawnConfinement, std::string> Sandbox::for_spawn(const std::string& readable,
+                                                               int fd_floor) const {
+  if (!unavailable_.empty()) return unavailable_;
+  SpawnConfinement out;
+  if (!filter_.empty()) out.child_.filter = program_.get();
+  if (scratch_root().empty())
+    return "sandbox: cannot make " + scratch_root_of(::getpid()) +
+           " (mode 0700, owned by this user) for the scratch folders";
+  std::string scratch = scratch_root() + "/call.XXXXXX";
+  if (!::mkdtemp(scratch.data())) return error_text("sandbox: mkdtemp " + scratch);
+  out.scratch_ = scratch;
+  auto fail = [&](std::string why) {
+    remove_scratch(out.scratch_);
+    return why;
+  };
+  for (const Policy& p : layers_) {
+    if (abi_ == 0) break;  // seccomp alone: only no-network asked for, and it holds that
+    ll::RulesetAttr attr{};
+    std::size_t size = ll::kRulesetAttrSizeAbi1;
+    if (p.confined_writes) attr.handled_access_fs |= write_rights(abi_);
+    if (p.reads) attr.handled_access_fs |= kReadRights;
+    if (p.network != Policy::Network::kAny && abi_ >= 4) {
+      attr.handled_access_net = ll::kBindTcp | ll::kConnectTcp;
+      size = ll::kRulesetAttrSizeAbi4;
+    }
+    if (abi_ >= 6) {
+      // Signals (and ptrace, which Landlock scopes at any ABI) stay inside the call.
+      attr.scoped = ll::kScopeSignal;
+      if (p.network != Policy::Network::kAny) attr.scoped |= ll::kScopeAbstractUnixSocket;
+      size = ll::kRulesetAttrSizeAbi6;
+    }
+    if (attr.handled_access_fs == 0 && attr.handled_access_net == 0 && attr.scoped == 0) continue;
+    long fd = create_ruleset(&attr, size, 0);
+    if (fd < 0) return fail(error_text("sandbox: landlock_create_ruleset"));
+    if (fd < fd_floor) {
+      const int lifted = ::fcntl(static_cast<int>(fd), F_DUPFD_CLOEXEC, fd_floor);
+      ::close(static_cast<int>(fd));
+      if (lifted < 0) return fail(error_text("sandbox: fcntl(F_DUPFD_CLOEXEC)"));
+      fd = lifted;
+    }
+    out.child_.rulesets[out.child_.ruleset_count++] = static_cast<int>(fd);
+    const std::uint64_t handled = attr.handled_access_fs;
+    const std::uint64_t all = kReadRights | write_rights(abi_);
+    std::string error;
+    auto add = [&](const std::string& path, std::uint64_t rights, bool optional) {
+      if (error.empty() && handled != 0)
+        error = add_path(static_cast<int>(fd), path, rights, handled, optional);
+    };
+    add(scratch, all, false);
+    for (const auto& path : p.write_paths) add(path, all, false);
+    for (const char* device : kWritableDevices)
+      add(device, ll::kReadFile | ll::kWriteFile | ll::kTruncate, true);
+    if (p.reads) {
+      for (const char* path : kSystemReadable) add(path, kReadRights, true);
+      if (!readable.empty()) add(readable, kReadRights, false);
+      for (const auto& path : *p.reads) add(path, kReadRights, false);
+    }
+    for (auto port : p.connect_ports) {
+      if (!error.empty()) break;
+      const ll::NetPortAttr net{ll::kConnectTcp, port};
+      if (::syscall(ll::kAddRule, fd, ll::kRuleNetPort, &net, 0) != 0)
+        error = error_text("sandbox: landlock_add_rule port " + std::to_string(port));
+    }
+    if (!error.empty()) return fail(error);
+  }
+  return out;
+}
+
+std::string scratch_root_of(pid_t pid) {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string base = tmp && *tmp == '/' ? tmp : "/tmp";
+  return base + "/mcp-shell-host." + std::to_string(pid);
+}
+
+void remove_scratch(const std::string& path) {
+  if (path.empty()) return;
+  ::nftw(
+      path.c_str(),
+      [](const char* file, const struct stat*, int type, struct FTW*) {
+        if (type == FTW_DP)
+          ::rmdir(file);
+        else
+          ::unlink(file);
+        return 0;
+      },
+      16, FTW_DEPTH | FTW_PHYS);
+}
+
+}  // namespace mcpsh::sandbox

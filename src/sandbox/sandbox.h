@@ -1,0 +1,107 @@
+#pragma once
+// A sandbox made ready for spawns (ADR 0012): the policies of its layers (the server's,
+// then the tool's) checked against this kernel once, the seccomp program built once.
+//
+// Layers stack: each becomes a Landlock domain of its own on top of the previous one, so
+// the kernel enforces the intersection and a tool's words can only narrow the server's.
+//
+// Per spawn (for_spawn, on the spawner thread): a fresh scratch folder, and one Landlock
+// ruleset per layer that names it (rulesets cannot be copied, and the scratch folder is
+// the process's own). Between fork and exec the child applies them with raw system calls
+// only (apply_in_child): no_new_privs, each ruleset, then the seccomp filter.
+//
+// Fails closed: a sandbox this kernel cannot give (no Landlock, or too old an ABI for a
+// word) is `unavailable()` with the reason, and the caller does not start the process.
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "sandbox/policy.h"
+
+namespace mcpsh::sandbox {
+
+struct KernelSupport {
+  int landlock_abi = 0;      // 0: no Landlock (not built in, or disabled at boot)
+  bool seccomp = false;      // seccomp filters (SECCOMP_SET_MODE_FILTER)
+  std::string landlock_why;  // when landlock_abi is 0: the error that said so
+};
+// Probed on first use; the same answer afterwards.
+const KernelSupport& kernel_support();
+
+// What the child applies between fork and exec: plain data, no ownership.
+struct ChildConfinement {
+  static constexpr int kMaxLayers = 2;
+  int rulesets[kMaxLayers] = {-1, -1};
+  int ruleset_count = 0;
+  const void* filter = nullptr;  // a struct sock_fprog, or null
+  bool active() const { return ruleset_count > 0 || filter != nullptr; }
+};
+
+// In the forked child, before exec. Raw system calls only: no allocation, no locks.
+// Returns 0, or the step that failed (1..3, see child_step_name) with errno set.
+int apply_in_child(const ChildConfinement& confinement);
+// "landlock_restrict_self" for a step apply_in_child returned.
+const char* child_step_name(int step);
+
+// One spawn's share: the scratch folder (removed by remove_scratch once the process has
+// ended) and the rulesets, closed when this is destroyed (after the fork).
+class SpawnConfinement {
+ public:
+  SpawnConfinement() = default;
+  SpawnConfinement(SpawnConfinement&&) noexcept;
+  SpawnConfinement& operator=(SpawnConfinement&&) noexcept;
+  ~SpawnConfinement();
+  const std::string& scratch() const { return scratch_; }
+  const ChildConfinement& child() const { return child_; }
+
+ private:
+  friend class Sandbox;
+  std::string scratch_;
+  ChildConfinement child_;
+};
+
+class Sandbox {
+ public:
+  // Inactive layers are dropped; null when none is left (no sandbox at all). Equal layer
+  // stacks share one Sandbox (a process-wide cache), so the pointer identifies it.
+  static std::shared_ptr<const Sandbox> prepare(const std::vector<Policy>& layers);
+
+  // Non-empty: this kernel cannot give it, and why. Nothing may run under it.
+  const std::string& unavailable() const { return unavailable_; }
+  // "read-only,no-network", or the layers joined with " then ".
+  const std::string& description() const { return description_; }
+  // What a process gets here, in words (for `check`), e.g. "Landlock ABI 7 (files,
+  // TCP ports, signals), seccomp".
+  const std::string& enforcement() const { return enforcement_; }
+
+  // Makes the scratch folder and the rulesets for one process. `readable` is a folder
+  // every layer that confines reads must still let it read (the script's own). The
+  // rulesets' descriptors are numbered `fd_floor` or above (below it the child moves its
+  // own descriptors into place). Any thread. The error names the step and the path.
+  std::variant<SpawnConfinement, std::string> for_spawn(const std::string& readable,
+                                                        int fd_floor) const;
+
+  Sandbox(std::vector<Policy> layers, const KernelSupport& kernel);  // use prepare()
+  ~Sandbox();
+
+ private:
+  std::vector<Policy> layers_;
+  int abi_ = 0;
+  std::string unavailable_, description_, enforcement_;
+  std::vector<unsigned char> filter_;         // struct sock_filter[], as built by libseccomp
+  std::unique_ptr<unsigned char[]> program_;  // struct sock_fprog pointing into filter_
+};
+
+// Removes a scratch folder and everything in it, following no symlink. Any thread.
+void remove_scratch(const std::string& path);
+
+// The folder the scratch folders of process `pid` are made in: $TMPDIR (or /tmp) +
+// "/mcp-shell-host.<pid>", mode 0700, made on first use and refused when it is not ours.
+// Known in advance, so that the host's watchdog (execution/watchdog.h) can remove what a
+// host killed with SIGKILL left there; an orderly exit leaves nothing.
+std::string scratch_root_of(pid_t pid);
+
+}  // namespace mcpsh::sandbox

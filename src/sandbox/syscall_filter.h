@@ -1,0 +1,19 @@
+#pragma once
+// The seccomp program every sandboxed process gets, built with libseccomp (ADR 0012):
+// system calls a shell tool never needs fail with EPERM, and sockets are refused with
+// EACCES as the network policy says. Everything else is allowed: this is a deny list
+// that narrows the kernel's surface, not the file or network policy itself (Landlock
+// holds that).
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "sandbox/policy.h"
+
+namespace mcpsh::sandbox {
+
+// The program's instructions (struct sock_filter[], native endianness), or why libseccomp
+// could not build them. `network` is the strictest of the layers' network policies.
+std::variant<std::vector<unsigned char>, std::string> build_syscall_filter(Policy::Network network);
+
+}  // namespace mcpsh::sandbox
