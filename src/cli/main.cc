@@ -54,6 +54,9 @@ int main(int argc, char** argv) {
     case Verb::kPrompt:
       status = get_prompt(o);
       break;
+    case Verb::kConfig:
+      status = client_config(o);
+      break;
   }
   std::cout.flush();
   return status;

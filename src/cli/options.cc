@@ -200,7 +200,9 @@ po::options_description described() {
       "list results longer than N items come in pages (cursor), 1 to 10000 (default 100)")(
       "tool", po::value<std::string>()->value_name("NAME"), "call: the tool to call")(
       "args", po::value<std::string>()->value_name("JSON"),
-      "call, prompt: the arguments object (default {})");
+      "call, prompt: the arguments object (default {})")(
+      "name", po::value<std::string>()->value_name("NAME"),
+      "config: the server's name in the client (default: the first script's name)");
   po::options_description h("Streamable HTTP (serve --http)");
   h.add_options()("http", "serve over HTTP instead of stdio")(
       "listen", po::value<std::string>()->value_name("[HOST:]PORT"),
@@ -236,15 +238,15 @@ std::string usage() {
       << "Usage:\n"
       << "  mcp-shell-host [serve] [options] SCRIPT|DIR ...   stdio MCP server (the default verb)\n"
       << "  mcp-shell-host --http [options] SCRIPT|DIR ...    Streamable HTTP MCP server\n"
-      << "  mcp-shell-host list  [options] SCRIPT|DIR ...     print the tools, resources, "
+      << "  mcp-shell-host list [options] SCRIPT|DIR ...      print the tools, resources, "
          "templates\n"
       << "                                                    and prompts as JSON\n"
-      << "  mcp-shell-host call  [options] SCRIPT|DIR ... --tool NAME [--args JSON]\n"
+      << "  mcp-shell-host call [options] SCRIPT|DIR ... --tool NAME [--args JSON]\n"
       << "                                                    run one call, print the "
          "CallToolResult;\n"
       << "                                                    exit 0 on success, 1 if isError, 2 "
          "on misuse\n"
-      << "  mcp-shell-host read  [options] SCRIPT|DIR ... URI\n"
+      << "  mcp-shell-host read [options] SCRIPT|DIR ... URI\n"
       << "                                                    read one resource, print the "
          "result;\n"
       << "                                                    exit 0, 1 if it failed, 2 on "
@@ -255,7 +257,15 @@ std::string usage() {
       << "                                                    exit 0, 1 if it failed, 2 on "
          "misuse\n"
       << "  mcp-shell-host check [options] SCRIPT|DIR ...     lint scripts: syntax, metadata, "
-         "schemas\n\n"
+         "schemas\n"
+      << "  mcp-shell-host config CLIENT [--name NAME] [options] SCRIPT|DIR ...\n"
+      << "                                                    print what CLIENT needs to launch "
+         "this\n"
+      << "                                                    server with these options; CLIENT "
+         "is one\n"
+      << "                                                    of claude-desktop, claude-code, "
+         "vscode,\n"
+      << "                                                    cursor, gemini, codex\n\n"
       << "A DIR stands for every *.sh file in it.\n\n"
       << described();
   return out.str();
@@ -284,8 +294,10 @@ ParseResult parse_options(int argc, char** argv) {
       o.verb = Verb::kRead;
     else if (first == "prompt")
       o.verb = Verb::kPrompt;
+    else if (first == "config")
+      o.verb = Verb::kConfig;
     if (first == "serve" || first == "list" || first == "call" || first == "check" ||
-        first == "read" || first == "prompt")
+        first == "read" || first == "prompt" || first == "config")
       args.erase(args.begin());
   }
 
@@ -295,8 +307,17 @@ ParseResult parse_options(int argc, char** argv) {
   positional.add("paths", -1);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    auto parsed = po::command_line_parser(args).options(all).positional(positional).run();
+    po::store(parsed, vm);
     po::notify(vm);
+    // config repeats the host's options in the client's command line, by their full names.
+    if (o.verb == Verb::kConfig)
+      for (const auto& option : parsed.options) {
+        if (option.string_key == "paths" || option.string_key == "name") continue;
+        o.given.push_back({option.string_key, option.value.empty()
+                                                  ? std::nullopt
+                                                  : std::optional(option.value.front())});
+      }
   } catch (const po::error& e) {
     result.error = e.what();
     return result;
@@ -386,6 +407,7 @@ ParseResult parse_options(int argc, char** argv) {
   if (vm.count("env-deny")) o.env.deny = patterns("env-deny");
   if (vm.count("tool")) o.tool = vm["tool"].as<std::string>();
   if (vm.count("args")) o.args_json = vm["args"].as<std::string>();
+  if (vm.count("name")) o.server_name = vm["name"].as<std::string>();
   o.http = vm.count("http") > 0;
   for (const char* name : kHttpOptions)
     if (vm.count(name) && !o.http) return fail(std::string("--") + name + " needs --http");
@@ -449,6 +471,12 @@ ParseResult parse_options(int argc, char** argv) {
       (read ? o.uri : o.prompt) = o.paths.back();
       o.paths.pop_back();
     }
+    // config takes the client as its first word.
+    if (o.verb == Verb::kConfig) {
+      if (o.paths.empty()) return fail("config needs CLIENT SCRIPT|DIR ...");
+      o.client = o.paths.front();
+      o.paths.erase(o.paths.begin());
+    }
     // A published folder is enough to serve: no function needs to be written for it.
     if (o.paths.empty() && o.resource_dirs.empty())
       return fail("no scripts given: name at least one SCRIPT or DIR (or --resource-dir DIR)");
@@ -456,6 +484,8 @@ ParseResult parse_options(int argc, char** argv) {
     if (o.verb != Verb::kCall && !o.tool.empty()) return fail("--tool belongs to the call verb");
     if (o.verb != Verb::kCall && o.verb != Verb::kPrompt && !o.args_json.empty())
       return fail("--args belongs to the call and prompt verbs");
+    if (o.verb != Verb::kConfig && vm.count("name"))
+      return fail("--name belongs to the config verb");
   }
   result.options = std::move(o);
   return result;

@@ -12,7 +12,14 @@
 
 namespace mcpsh::cli {
 
-enum class Verb { kServe, kList, kCall, kCheck, kRead, kPrompt };
+enum class Verb { kServe, kList, kCall, kCheck, kRead, kPrompt, kConfig };
+
+// An option as written on the command line, by its full name: {"timeout", "30"}; a switch
+// such as --no-watch has no value.
+struct GivenOption {
+  std::string name;
+  std::optional<std::string> value;
+};
 
 struct Options {
   Verb verb = Verb::kServe;
@@ -37,6 +44,9 @@ struct Options {
   std::string args_json;                   // call, prompt
   std::string uri;                         // read: the last positional argument
   std::string prompt;                      // prompt: the last positional argument
+  std::string client;                      // config: the first positional argument
+  std::string server_name;                 // config: --name
+  std::vector<GivenOption> given;          // config: the host's options given, in order
   bool show_help = false, show_version = false;
 
   // Streamable HTTP (serve --http). Unset values are taken from the old core's

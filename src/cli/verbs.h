@@ -11,5 +11,6 @@ int call(const Options& options);
 int check(const Options& options);
 int read_resource(const Options& options);  // read: resources/read of one URI
 int get_prompt(const Options& options);     // prompt: prompts/get of one prompt
+int client_config(const Options& options);  // config: a client's configuration snippet
 
 }  // namespace mcpsh::cli
