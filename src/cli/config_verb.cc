@@ -12,6 +12,7 @@
 #include "cli/client_config.h"
 #include "cli/verbs.h"
 #include "jsonrpc/utf8.h"
+#include "sandbox/policy.h"
 
 namespace mcpsh::cli {
 
@@ -92,6 +93,8 @@ int client_config(const Options& options) {
       auto resolved = real_path(value, "--" + given.name, error);
       if (!resolved) return misuse(error);
       value = *resolved;
+    } else if (given.name == "sandbox") {
+      value = sandbox::describe(options.sandbox);  // its paths made absolute, as parsed
     } else if (names_output(given.name) && !value.empty()) {
       value = fs::weakly_canonical(fs::absolute(value), ec).string();
       if (ec) return misuse("--" + given.name + " " + *given.value + ": " + ec.message());

@@ -77,6 +77,18 @@ TEST(ConfigVerb, RelativePathsBecomeAbsoluteFromTheFolderItRunsIn) {
       << "the name comes from the first script: 'my tool.sh' is my-tool";
 }
 
+TEST(ConfigVerb, ASandboxsPathsBecomeAbsolute) {
+  exec::ScratchDir dir;
+  fs::copy_file(fixture("basic.sh"), dir / "basic.sh");
+  auto run = run_cli({"config", "vscode", "--sandbox", "write=out,no-network", "basic.sh"},
+                     HostOptions{{}, dir.path});
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(
+      json_launch(run.out, "servers", "basic"),
+      (std::vector<std::string>{real(binary_path()), "--sandbox",
+                                "write=" + dir.path + "/out,no-network", real(dir / "basic.sh")}));
+}
+
 TEST(ConfigVerb, TheNameDefaultsToTheFirstScriptOrFolder) {
   auto folder = run_cli({"config", "codex", source_dir() + "/tools/"});
   EXPECT_EQ(folder.status, 0) << folder.err;
