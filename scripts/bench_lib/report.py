@@ -14,6 +14,7 @@ SECTIONS = [
     ("concurrency", "Concurrency: calls written at once, wall time until the last response"),
     ("payload", "Large payloads (peak RSS = VmHWM of the server process)"),
     ("profile", "Where the time of a trivial tools/call goes (floor steps interleaved with host calls)"),
+    ("sandbox", "Sandbox levels: one host each, tools/call hi sent to them in turn (ADR 0012)"),
     ("http-load", "HTTP under load: wrk, keep-alive connections, POSTs with the modern headers"),
     ("http-seq", "HTTP against stdio: sequential round trips, one in flight, interleaved in the same run"),
     ("http-idle", "HTTP idle connections: host VmRSS before and with them open"),
@@ -47,6 +48,8 @@ def _per(v):
 
 
 COLUMNS = {
+    "sandbox": [("n", lambda r: str(r["n"])), ("median ms", lambda r: _ms(r["median_ms"])),
+                ("p90 ms", lambda r: _ms(r["p90_ms"]))],
     "sequential": [("n", lambda r: str(r["n"])), ("median ms", lambda r: _ms(r["median_ms"])),
                    ("p90 ms", lambda r: _ms(r["p90_ms"])), ("p99 ms", lambda r: _ms(r.get("p99_ms"))),
                    ("req/s", lambda r: _num(r["rps"]))],
@@ -89,6 +92,8 @@ TRAILING = {
                  ("+stdio ms", lambda r: _signed_ms(r.get("minus_ref_ms")))],
     "http-idle": [],
     "reload": [],
+    "sandbox": [("x none", lambda r: _ratio(r.get("x_ref"))),
+                ("+ms vs none", lambda r: _signed_ms(r.get("minus_ref_ms")))],
 }
 
 

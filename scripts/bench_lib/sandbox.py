@@ -6,7 +6,7 @@ call forks, builds its Landlock rulesets and applies them on the path)."""
 
 import os
 
-from . import requests, stats
+from . import requests
 from .scenarios import row
 
 LEVELS = [
@@ -49,14 +49,10 @@ class SandboxBench:
                     t, msg = h.round_trip(lambda j: requests.call(j, "hi"))
                     samples[name].append(t)
                     errors[name] += not ok(msg)
-            base = stats.median_or_none(samples["none"])
             rows = []
             for name, _ in hosts:
                 subject = "host" if name == "none" else "host --sandbox " + name
-                med = stats.median_or_none(samples[name])
-                note = "interleaved with the other levels"
-                if name != "none" and base and med is not None:
-                    note = "%+.3f ms median vs no sandbox (same run)" % ((med - base) / 1e6)
+                note = "interleaved with the other levels" if name == "none" else ""
                 rows.append(row("sandbox", kind, subject, samples[name], errors[name], note=note,
                                 **({} if name == "none" else {"ref": "host"})))
             return rows

@@ -32,6 +32,7 @@ enum Step : int {
   kCapbsetDrop,
   kCapset,
   kAmbientLower,
+  kSetsid,
   kStepCount
 };
 
@@ -49,6 +50,7 @@ constexpr const char* kStepNames[kStepCount] = {
     "prctl(PR_CAPBSET_DROP, CAP_SYS_PTRACE)",
     "capset",
     "prctl(PR_CAP_AMBIENT_LOWER, CAP_SYS_PTRACE)",
+    "setsid",
 };
 
 // Steps of the sandbox are reported as kSandboxSteps + its own step number.
@@ -116,8 +118,14 @@ void drop_ptrace(const ChildPlan& plan) {
 }  // namespace
 
 void run_child_setup(const ChildPlan& plan) {
-  // Its own process group: the host signals the tool and everything it starts at once.
-  if (raw_syscall(SYS_setpgid, 0, 0) != 0) fail(plan, kSetpgid, errno);
+  // Its own process group: the host signals the tool and everything it starts at once. A
+  // sandboxed one gets a session of its own too (the group is the same): no controlling
+  // terminal, so none of the host's to push input into or to hang up.
+  if (plan.confinement.active()) {
+    if (raw_syscall(SYS_setsid) < 0) fail(plan, kSetsid, errno);
+  } else if (raw_syscall(SYS_setpgid, 0, 0) != 0) {
+    fail(plan, kSetpgid, errno);
+  }
   // The kernel kills the child when the host dies. It may have died before the prctl.
   if (raw_syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL) != 0) fail(plan, kDeathSignal, errno);
   if (raw_syscall(SYS_getppid) != plan.parent) raw_syscall(SYS_exit_group, 127);

@@ -197,6 +197,9 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
   // off children the loop has not claimed yet (spawn_gate.h).
   SpawnGate gate;
   asio::thread_pool spawner{1};
+  // Removes the scratch folders of finished sandboxed runs: on the spawner thread their
+  // removal (a few file system writes) would delay the next launch.
+  asio::thread_pool janitor{1};
   std::map<pid_t, std::pair<int, rusage>> early_exits;  // unclaimed leaders reaped already
   bool reap_deferred = false, sweep_deferred = false;   // the gate was held: after the spawn
 
@@ -602,9 +605,9 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     }
   }
 
-  // Scratch folders of sandboxed runs not yet removed: a removal is posted to the spawner
+  // Scratch folders of sandboxed runs not yet removed: a removal is posted to the janitor
   // thread when a run finishes (a tool may leave many files), and close() removes what
-  // is left, as a stopped spawner drops what was queued.
+  // is left, as a stopped thread pool drops what was queued.
   std::mutex scratch_mutex;
   std::set<std::string> scratch_left;
   void note_scratch(const std::string& path, bool made) {
@@ -620,7 +623,7 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
   }
   void remove_scratch_later(std::string path) {
     if (path.empty()) return;
-    asio::post(spawner, [this, path = std::move(path)] { remove_scratch_now(path); });
+    asio::post(janitor, [this, path = std::move(path)] { remove_scratch_now(path); });
   }
 
   // Back on the loop: the run gets its pid and its pipes watched, or fails to start. A run
@@ -738,6 +741,8 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     // A launch under way finishes (its report then does nothing); those queued are dropped.
     spawner.stop();
     spawner.join();
+    janitor.stop();
+    janitor.join();
     for (pid_t pid : gate.take_unclaimed()) signal_group(pid, SIGKILL);
     boost::system::error_code ignored;
     sigchld.cancel(ignored);

@@ -129,9 +129,18 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
 
   // Spawns the bootstrap for `script`: the process, or why it could not be started.
   static std::string pool_key(const std::string& script, const Confinement& c) {
-    // Prepared sandboxes are shared and the pool holds its own: the address identifies it.
-    return script + '\n' + c.env.describe() + '\n' +
-           std::to_string(reinterpret_cast<std::uintptr_t>(c.sandbox.get()));
+    // Every part length-prefixed, so that no two confinements give one key. Prepared
+    // sandboxes are shared and the pool holds its own: the address identifies it.
+    std::string key;
+    auto add = [&key](const std::string& part) { key += std::to_string(part.size()) + ':' + part; };
+    add(script);
+    add(c.env.allow ? "allow" : "all");
+    if (c.env.allow)
+      for (const auto& p : *c.env.allow) add(p);
+    add("deny");
+    for (const auto& p : c.env.deny) add(p);
+    add(std::to_string(reinterpret_cast<std::uintptr_t>(c.sandbox.get())));
+    return key;
   }
 
   ScriptPool& pool_for(const std::string& script, const Confinement& c, std::string& key) {

@@ -1,6 +1,5 @@
 #include "execution/watchdog.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -107,43 +106,9 @@ bool kill_cookie_holders(const char* needle, int needle_len, pid_t self) {
   return found;
 }
 
-// Removes the tree at `name` (relative to dir), following no symlink: entries are unlinked,
-// folders emptied first (to a depth of 32; deeper ones stay). Raw calls and stack buffers.
-void remove_tree(int dir, const char* name, int depth) {
-  int fd = static_cast<int>(sys(SYS_openat, dir, reinterpret_cast<long>(name),
-                                O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (fd < 0) {
-    sys(SYS_unlinkat, dir, reinterpret_cast<long>(name), 0);
-    return;
-  }
-  alignas(8) char entries[2048];
-  // Entries removed while the folder is read may shift the rest: read again from the
-  // start until a pass finds nothing but "." and "..".
-  for (int pass = 0; depth < 32 && pass < 64; ++pass) {
-    bool removed = false;
-    sys(SYS_lseek, fd, 0, SEEK_SET);
-    for (;;) {
-      long n = sys(SYS_getdents64, fd, reinterpret_cast<long>(entries), sizeof entries);
-      if (n <= 0) break;
-      for (long at = 0; at < n;) {
-        auto* e = reinterpret_cast<LinuxDirent64*>(entries + at);
-        at += e->d_reclen;
-        const char* n0 = e->d_name;
-        if (n0[0] == '.' && (n0[1] == '\0' || (n0[1] == '.' && n0[2] == '\0'))) continue;
-        if (e->d_type == DT_DIR)
-          remove_tree(fd, n0, depth + 1);
-        else
-          sys(SYS_unlinkat, fd, reinterpret_cast<long>(n0), 0);
-        removed = true;
-      }
-    }
-    if (!removed) break;
-  }
-  sys(SYS_close, fd);
-  sys(SYS_unlinkat, dir, reinterpret_cast<long>(name), AT_REMOVEDIR);
-}
-
-[[noreturn]] void watchdog_main(int read_end, pid_t host, const char* scratch_root) {
+// `scratch_fd`: the host's scratch root (sandbox.h), open, or -1; `scratch_root` its path.
+[[noreturn]] void watchdog_main(int read_end, pid_t host, int scratch_fd,
+                                const char* scratch_root) {
   sys(SYS_setpgid, 0, 0);
   std::uint64_t all = ~0ULL;  // SIGKILL and SIGSTOP stay deliverable whatever the mask
   sys(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&all), 0, sizeof all);
@@ -156,12 +121,22 @@ void remove_tree(int dir, const char* name, int depth) {
     sys(SYS_dup3, null, 1, 0);
     sys(SYS_dup3, null, 2, 0);
   }
+  // The scratch root stays open as fd 3 (its path could be swapped for a symlink by the
+  // time we need it; the descriptor cannot).
+  if (scratch_fd >= 0 && scratch_fd != 3) {
+    sys(SYS_dup3, scratch_fd, 3, 0);
+    scratch_fd = 3;
+  }
   // Above all the host's end of the pipe: holding it, we would wait for ourselves forever.
-  close_all_from(3);
+  close_all_from(scratch_fd >= 0 ? 4 : 3);
 
+  // A byte before the end of file: the runner closed it in order (the host lives on and
+  // cleans up itself). End of file alone: the host died.
   char byte;
+  bool orderly = false;
   for (;;) {
     long n = sys(SYS_read, 0, reinterpret_cast<long>(&byte), 1);
+    if (n == 1) orderly = true;
     if (n == 0 || (n < 0 && errno != EINTR)) break;
   }
 
@@ -179,10 +154,12 @@ void remove_tree(int dir, const char* name, int depth) {
     timespec pause{0, 10 * 1000 * 1000};
     sys(SYS_nanosleep, reinterpret_cast<long>(&pause), 0);
   }
-  // The host died without cleaning up (we were re-parented): its sandboxes' scratch
-  // folders are ours to remove. A host alive merely closed the pipe (its runner went) and
-  // removes its own.
-  if (sys(SYS_getppid) != host) remove_tree(AT_FDCWD, scratch_root, 0);
+  // The host died without cleaning up: its sandboxes' scratch folders are ours to remove.
+  // (Not told by getppid: the pipe reaches end of file before the kernel re-parents us.)
+  if (scratch_fd >= 0 && !orderly) {
+    sandbox::empty_folder(scratch_fd);
+    sys(SYS_unlinkat, AT_FDCWD, reinterpret_cast<long>(scratch_root), AT_REMOVEDIR);
+  }
   sys(SYS_exit_group, 0);
   __builtin_unreachable();
 }
@@ -193,9 +170,15 @@ Watchdog::Watchdog() {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return;
   const pid_t host = ::getpid();
-  const std::string scratch_root = sandbox::scratch_root_of(host);  // made before the fork
+  // Made now, so that the watchdog knows it (the host's first sandboxed tool comes later).
+  const std::string& scratch_root = sandbox::scratch_root();
+  const int scratch_fd =
+      scratch_root.empty()
+          ? -1
+          : ::open(scratch_root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   pid_t pid = ::fork();
-  if (pid == 0) watchdog_main(fds[0], host, scratch_root.c_str());
+  if (pid == 0) watchdog_main(fds[0], host, scratch_fd, scratch_root.c_str());
+  if (scratch_fd >= 0) ::close(scratch_fd);
   ::close(fds[0]);
   if (pid < 0) {
     ::close(fds[1]);
@@ -206,7 +189,12 @@ Watchdog::Watchdog() {
 }
 
 Watchdog::~Watchdog() {
-  if (pipe_ >= 0) ::close(pipe_);
+  if (pipe_ >= 0) {
+    const char orderly = 1;  // we clean up ourselves (see watchdog_main)
+    while (::write(pipe_, &orderly, 1) < 0 && errno == EINTR) {
+    }
+    ::close(pipe_);
+  }
   // It finds nothing and exits within moments; reaped here, it does not even linger as a
   // zombie for init to collect. Bounded, in case it is slow to get the CPU.
   for (int i = 0; pid_ > 0 && i < 200; ++i) {

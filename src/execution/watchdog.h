@@ -9,8 +9,8 @@
 // returns end of file, and the watchdog kills (SIGKILL, through a pidfd, so a recycled
 // pid is never hit) every process whose environment carries this host's run cookie
 // (escapees.h), removes the scratch folders of its sandboxed tools (sandbox.h's
-// scratch_root_of), then exits. When the host exits normally, the runner has already killed
-// everything and removed them, and the watchdog finds nothing.
+// scratch_root, made before the fork), then exits. When the host exits normally, the runner has
+// already killed everything and removed them, and the watchdog finds nothing.
 //
 // It sits in a process group of its own (so Ctrl-C or a signal to the host's group does
 // not take it along), blocks every catchable signal, and holds none of the host's

@@ -49,12 +49,19 @@ std::variant<Policy, std::string> parse_policy(std::string_view words, const std
         p.confined_writes = true;
       } else if (word == "no-network") {
         p.network = Policy::Network::kNone;
-      } else if (key == "write" && !value.empty()) {
-        p.confined_writes = true;
-        p.write_paths.push_back(absolute(value, base));
-      } else if (key == "read" && !value.empty()) {
-        if (!p.reads) p.reads.emplace();
-        p.reads->push_back(absolute(value, base));
+      } else if ((key == "write" || key == "read") && !value.empty()) {
+        std::string path = absolute(value, base);
+        // describe() joins words with commas: a path with one could not be read back.
+        if (path.find(',') != std::string::npos)
+          return "sandbox: " + std::string(key) + "= cannot name a path with a comma in it (\"" +
+                 path + "\")";
+        if (key == "write") {
+          p.confined_writes = true;
+          p.write_paths.push_back(std::move(path));
+        } else {
+          if (!p.reads) p.reads.emplace();
+          p.reads->push_back(std::move(path));
+        }
       } else if (key == "connect" && !value.empty()) {
         unsigned port = 0;
         auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), port);

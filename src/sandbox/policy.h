@@ -3,12 +3,14 @@
 // `--sandbox ...`): comma-separated, each word one restriction or one exception to it.
 //
 //   read-only        writes only to the call's scratch directory ($TMPDIR) and to
-//                    /dev/null, /dev/zero, /dev/full; everything else stays readable
+//                    /dev/null, /dev/zero, /dev/full, /dev/random, /dev/urandom; no
+//                    chmod, chown or xattr changes anywhere; everything stays readable
 //   write=PATH       also writes under PATH (implies read-only for the rest)
 //   read=PATH        reads only under PATH, the system folders (/usr, /etc, /bin, /lib*,
 //                    /dev, /proc), the script's own folder and the write paths
 //   no-network       no sockets but Unix ones: no TCP, UDP, raw or netlink
-//   connect=PORT     outbound TCP to PORT only (repeatable); no bind, no UDP
+//   connect=PORT     outbound TCP to PORT only (repeatable); no bind, listen, UDP,
+//                    MPTCP or TCP Fast Open sendto
 //   none             no sandbox (server-wide only: a tool cannot widen the server's)
 //
 // Any sandbox also sets no_new_privs (setuid and file capabilities are ignored), refuses

@@ -1,7 +1,7 @@
 #include "sandbox/sandbox.h"
 
+#include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -43,8 +44,9 @@ constexpr std::uint64_t kReadRights = ll::kReadFile | ll::kReadDir | ll::kExecut
 constexpr const char* kSystemReadable[] = {"/usr",    "/bin", "/sbin", "/lib",  "/lib32", "/lib64",
                                            "/libx32", "/etc", "/dev",  "/proc", "/opt"};
 // Devices a confined process may still open for writing.
-constexpr const char* kWritableDevices[] = {"/dev/null",   "/dev/zero",    "/dev/full",
-                                            "/dev/random", "/dev/urandom", "/dev/tty"};
+// Not /dev/tty: the host's terminal, if it has one, is not the tool's to write to.
+constexpr const char* kWritableDevices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+                                            "/dev/urandom"};
 
 long create_ruleset(const ll::RulesetAttr* attr, std::size_t size, std::uint32_t flags) {
   return ::syscall(ll::kCreateRuleset, attr, size, flags);
@@ -75,27 +77,6 @@ std::string add_path(int ruleset, const std::string& path, std::uint64_t rights,
   }
   ::close(fd);
   return error;
-}
-
-// This process's scratch root (scratch_root_of), made once; "" when it cannot be made or
-// is not ours (another user made the name first). Removed at exit, if empty by then.
-const std::string& scratch_root() {
-  static const std::string root = []() -> std::string {
-    std::string name = scratch_root_of(::getpid());
-    if (::mkdir(name.c_str(), 0700) != 0 && errno != EEXIST) return {};
-    struct stat st {};
-    // A name left by an earlier process of ours with this pid is reused; anything else
-    // (a symlink, another owner, other modes) is refused.
-    if (::lstat(name.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() ||
-        (st.st_mode & 077) != 0)
-      return {};
-    static struct Remover {
-      std::string path;
-      ~Remover() { ::rmdir(path.c_str()); }
-    } remover{name};
-    return name;
-  }();
-  return root;
 }
 
 }  // namespace
@@ -159,11 +140,12 @@ SpawnConfinement::~SpawnConfinement() {
 Sandbox::Sandbox(std::vector<Policy> layers, const KernelSupport& kernel)
     : layers_(std::move(layers)), abi_(kernel.landlock_abi) {
   Policy::Network strictest = Policy::Network::kAny;
-  bool needs_landlock = false;
+  bool needs_landlock = false, confined_writes = false;
   for (const Policy& p : layers_) {
     if (!description_.empty()) description_ += " then ";
     description_ += describe(p);
     if (p.confined_writes || p.reads) needs_landlock = true;
+    if (p.confined_writes) confined_writes = true;
     if (p.network == Policy::Network::kPorts) {
       needs_landlock = true;
       if (abi_ > 0 && abi_ < 4)
@@ -179,7 +161,7 @@ Sandbox::Sandbox(std::vector<Policy> layers, const KernelSupport& kernel)
     unavailable_ =
         "sandbox \"" + description_ + "\" needs seccomp filters, which this kernel lacks";
   if (unavailable_.empty()) {
-    auto built = build_syscall_filter(strictest);
+    auto built = build_syscall_filter(strictest, confined_writes);
     if (auto* error = std::get_if<std::string>(&built)) {
       unavailable_ = *error;
     } else {
@@ -226,8 +208,7 @@ std::variant<SpawnConfinement, std::string> Sandbox::for_spawn(const std::string
   SpawnConfinement out;
   if (!filter_.empty()) out.child_.filter = program_.get();
   if (scratch_root().empty())
-    return "sandbox: cannot make " + scratch_root_of(::getpid()) +
-           " (mode 0700, owned by this user) for the scratch folders";
+    return error_text("sandbox: cannot make a folder for the scratch folders in $TMPDIR or /tmp");
   std::string scratch = scratch_root() + "/call.XXXXXX";
   if (!::mkdtemp(scratch.data())) return error_text("sandbox: mkdtemp " + scratch);
   out.scratch_ = scratch;
@@ -288,24 +269,102 @@ std::variant<SpawnConfinement, std::string> Sandbox::for_spawn(const std::string
   return out;
 }
 
-std::string scratch_root_of(pid_t pid) {
-  const char* tmp = std::getenv("TMPDIR");
-  const std::string base = tmp && *tmp == '/' ? tmp : "/tmp";
-  return base + "/mcp-shell-host." + std::to_string(pid);
+namespace {
+// This process's scratch root; removed at exit when empty (a forked copy made its own).
+struct ScratchRoot {
+  std::mutex mutex;
+  pid_t owner = -1;
+  std::string path;
+  ~ScratchRoot() {
+    if (owner == ::getpid() && !path.empty()) ::rmdir(path.c_str());
+  }
+};
+ScratchRoot& scratch_state() {
+  static ScratchRoot state;
+  return state;
+}
+}  // namespace
+
+const std::string& scratch_root() {
+  // One per process: a forked copy of the host (a test's) makes its own, so that its
+  // watchdog never empties its parent's.
+  ScratchRoot& r = scratch_state();
+  std::lock_guard lock(r.mutex);
+  if (r.owner != ::getpid()) {
+    r.owner = ::getpid();
+    const char* tmp = std::getenv("TMPDIR");
+    r.path = std::string(tmp && *tmp == '/' ? tmp : "/tmp") + "/mcp-shell-host.XXXXXX";
+    if (!::mkdtemp(r.path.data())) r.path.clear();
+  }
+  return r.path;
 }
 
-void remove_scratch(const std::string& path) {
-  if (path.empty()) return;
-  ::nftw(
-      path.c_str(),
-      [](const char* file, const struct stat*, int type, struct FTW*) {
-        if (type == FTW_DP)
-          ::rmdir(file);
+void remove_scratch_root() {
+  ScratchRoot& r = scratch_state();
+  std::lock_guard lock(r.mutex);
+  if (r.owner == ::getpid() && !r.path.empty()) remove_tree(AT_FDCWD, r.path.c_str());
+  r.owner = -1;
+}
+
+namespace {
+
+struct LinuxDirent64 {
+  std::uint64_t d_ino;
+  std::int64_t d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[1];
+};
+
+void empty_folder_at(int fd, int depth);
+
+void remove_tree_at(int dir, const char* name, int depth) {
+  const int fd = static_cast<int>(
+      ::syscall(SYS_openat, dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd < 0) {  // not a folder (or a symlink to one): the entry itself goes
+    ::syscall(SYS_unlinkat, dir, name, 0);
+    return;
+  }
+  if (depth < 32) empty_folder_at(fd, depth + 1);
+  ::syscall(SYS_close, fd);
+  ::syscall(SYS_unlinkat, dir, name, AT_REMOVEDIR);
+}
+
+void empty_folder_at(int fd, int depth) {
+  alignas(8) char entries[2048];
+  // Entries removed while the folder is read may shift the rest: read again from the
+  // start until a pass finds nothing but "." and "..".
+  for (int pass = 0; pass < 64; ++pass) {
+    bool removed = false;
+    ::syscall(SYS_lseek, fd, 0, SEEK_SET);
+    for (;;) {
+      const long n = ::syscall(SYS_getdents64, fd, entries, sizeof entries);
+      if (n <= 0) break;
+      for (long at = 0; at < n;) {
+        auto* e = reinterpret_cast<LinuxDirent64*>(entries + at);
+        at += e->d_reclen;
+        const char* entry = e->d_name;
+        if (entry[0] == '.' && (entry[1] == '\0' || (entry[1] == '.' && entry[2] == '\0')))
+          continue;
+        if (e->d_type == DT_DIR || e->d_type == DT_UNKNOWN)
+          remove_tree_at(fd, entry, depth);
         else
-          ::unlink(file);
-        return 0;
-      },
-      16, FTW_DEPTH | FTW_PHYS);
+          ::syscall(SYS_unlinkat, fd, entry, 0);
+        removed = true;
+      }
+    }
+    if (!removed) break;
+  }
+}
+
+}  // namespace
+
+void remove_tree(int dir, const char* name) { remove_tree_at(dir, name, 0); }
+
+void empty_folder(int fd) { empty_folder_at(fd, 0); }
+
+void remove_scratch(const std::string& path) {
+  if (!path.empty()) remove_tree(AT_FDCWD, path.c_str());
 }
 
 }  // namespace mcpsh::sandbox

@@ -12,8 +12,6 @@
 //
 // Fails closed: a sandbox this kernel cannot give (no Landlock, or too old an ABI for a
 // word) is `unavailable()` with the reason, and the caller does not start the process.
-#include <sys/types.h>
-
 #include <memory>
 #include <string>
 #include <variant>
@@ -95,13 +93,25 @@ class Sandbox {
   std::unique_ptr<unsigned char[]> program_;  // struct sock_fprog pointing into filter_
 };
 
-// Removes a scratch folder and everything in it, following no symlink. Any thread.
-void remove_scratch(const std::string& path);
+// The folder this process's scratch folders are made in: $TMPDIR (or /tmp) +
+// "/mcp-shell-host.XXXXXX" (mkdtemp, mode 0700), made on the first call; "" when it cannot
+// be made. Removed at exit when empty. A forked copy of the process gets one of its own. The runner
+// makes it before it forks its watchdog, which removes what a host killed with SIGKILL left there
+// (execution/watchdog.h).
+const std::string& scratch_root();
 
-// The folder the scratch folders of process `pid` are made in: $TMPDIR (or /tmp) +
-// "/mcp-shell-host.<pid>", mode 0700, made on first use and refused when it is not ours.
-// Known in advance, so that the host's watchdog (execution/watchdog.h) can remove what a
-// host killed with SIGKILL left there; an orderly exit leaves nothing.
-std::string scratch_root_of(pid_t pid);
+// Removes `name` in the folder open on `dir` (or AT_FDCWD) with everything under it,
+// following no symlink: each folder is opened relative to its parent with O_NOFOLLOW and
+// its entries are unlinked relative to it, so a tool swapping a folder for a symlink
+// meanwhile cannot redirect the removal. Depth 32 at most. Raw system calls and stack
+// buffers only: also safe in a forked child.
+void remove_tree(int dir, const char* name);
+// Removes this process's scratch root with whatever is left in it, if this process made
+// one: for a process that ends with _exit, which skips the removal at exit.
+void remove_scratch_root();
+// The same for everything inside the folder open on `fd` (which stays).
+void empty_folder(int fd);
+// remove_tree of a scratch folder. Any thread.
+void remove_scratch(const std::string& path);
 
 }  // namespace mcpsh::sandbox

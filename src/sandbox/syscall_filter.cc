@@ -1,7 +1,9 @@
 #include "sandbox/syscall_filter.h"
 
+#include <netinet/in.h>
 #include <sched.h>
 #include <seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -9,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <tuple>
 
 namespace mcpsh::sandbox {
 
@@ -64,6 +67,16 @@ constexpr const char* kDenied[] = {
     "io_uring_register",
     "vhangup",
     "lookup_dcookie",
+    "pidfd_getfd",
+    "kcmp",
+};
+
+// What Landlock does not see under a write confinement: a tool could otherwise chmod a
+// setuid bit onto, or chown, any file it can read.
+constexpr const char* kMetadataChanges[] = {
+    "chmod",       "fchmod",       "fchmodat",     "fchmodat2",     "chown",     "fchown",
+    "lchown",      "fchownat",     "setxattr",     "lsetxattr",     "fsetxattr", "setxattrat",
+    "removexattr", "lremovexattr", "fremovexattr", "removexattrat",
 };
 
 // New namespaces would let a tool mount over what Landlock sees by path.
@@ -77,10 +90,14 @@ struct ContextDeleter {
 
 }  // namespace
 
-std::variant<std::vector<unsigned char>, std::string> build_syscall_filter(
-    Policy::Network network) {
+std::variant<std::vector<unsigned char>, std::string> build_syscall_filter(Policy::Network network,
+                                                                           bool confined_writes) {
   std::unique_ptr<void, ContextDeleter> ctx(seccomp_init(SCMP_ACT_ALLOW));
   if (!ctx) return std::string("seccomp_init failed");
+  // A binary tree over the system call numbers instead of a linear list: every system
+  // call the tool makes runs this program.
+  if (int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_OPTIMIZE, 2); rc != 0)
+    return std::string("seccomp_attr_set(SCMP_FLTATR_CTL_OPTIMIZE): ") + std::strerror(-rc);
   auto rule = [&](const char* what, int rc) -> std::string {
     return rc == 0 ? std::string()
                    : std::string("seccomp rule for ") + what + ": " + std::strerror(-rc);
@@ -91,6 +108,23 @@ std::variant<std::vector<unsigned char>, std::string> build_syscall_filter(
     if (auto e = rule(name, seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), nr, 0)); !e.empty())
       return e;
   }
+  if (confined_writes)
+    for (const char* name : kMetadataChanges) {
+      const int nr = seccomp_syscall_resolve_name(name);
+      if (nr == __NR_SCMP_ERROR) continue;
+      if (auto e = rule(name, seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), nr, 0));
+          !e.empty())
+        return e;
+    }
+  // Pushing input into a terminal (the host's, should it have one) would run commands
+  // outside the sandbox. The request is compared on its low 32 bits, as the kernel does.
+  for (scmp_datum_t request :
+       {static_cast<scmp_datum_t>(TIOCSTI), static_cast<scmp_datum_t>(TIOCLINUX)})
+    if (auto e =
+            rule("ioctl", seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
+                                           SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, request)));
+        !e.empty())
+      return e;
   // clone3 passes its flags in memory, out of a filter's reach: ENOSYS makes the C library
   // fall back to clone, whose flags can be checked.
   if (auto e =
@@ -120,8 +154,37 @@ std::variant<std::vector<unsigned char>, std::string> build_syscall_filter(
         !e.empty())
       return e;
     if (network == Policy::Network::kPorts) {
-      // TCP only: Landlock holds connect() to the named ports; datagram and raw sockets
-      // could reach any port, so they are refused.
+      // Plain TCP only: Landlock holds connect() to the named ports, not MPTCP (protocol
+      // 262) nor any other protocol, nor a TCP Fast Open connect made by sendto/sendmsg,
+      // nor listen() on a port the kernel picks.
+      for (int family : {AF_INET, AF_INET6}) {
+        const auto family_is = SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(family));
+        if (auto e = rule("socket",
+                          seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 2,
+                                           family_is, SCMP_A2(SCMP_CMP_GE, IPPROTO_TCP + 1)));
+            !e.empty())
+          return e;
+        for (scmp_datum_t protocol = 1; protocol < IPPROTO_TCP; ++protocol)
+          if (auto e = rule("socket",
+                            seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 2,
+                                             family_is, SCMP_A2(SCMP_CMP_EQ, protocol)));
+              !e.empty())
+            return e;
+      }
+      const scmp_datum_t fast_open = MSG_FASTOPEN;
+      for (auto [name, nr, flags_arg] : {std::tuple{"sendto", SCMP_SYS(sendto), 3u},
+                                         std::tuple{"sendmsg", SCMP_SYS(sendmsg), 2u},
+                                         std::tuple{"sendmmsg", SCMP_SYS(sendmmsg), 3u}}) {
+        const scmp_arg_cmp flags{flags_arg, SCMP_CMP_MASKED_EQ, fast_open, fast_open};
+        if (auto e = rule(name, seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EACCES), nr, 1, flags));
+            !e.empty())
+          return e;
+      }
+      if (auto e = rule("listen",
+                        seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EACCES), SCMP_SYS(listen), 0));
+          !e.empty())
+        return e;
+      // Datagram and raw sockets could reach any port.
       for (int family : {AF_INET, AF_INET6})
         for (int type : {SOCK_DGRAM, SOCK_RAW, SOCK_RDM, SOCK_SEQPACKET, SOCK_DCCP, SOCK_PACKET})
           if (auto e = rule("socket",

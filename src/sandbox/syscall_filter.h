@@ -13,7 +13,10 @@
 namespace mcpsh::sandbox {
 
 // The program's instructions (struct sock_filter[], native endianness), or why libseccomp
-// could not build them. `network` is the strictest of the layers' network policies.
-std::variant<std::vector<unsigned char>, std::string> build_syscall_filter(Policy::Network network);
+// could not build them. `network` is the strictest of the layers' network policies;
+// `confined_writes`: some layer confines writes, so changes of modes, owners and extended
+// attributes (which Landlock does not see) are refused too, everywhere.
+std::variant<std::vector<unsigned char>, std::string> build_syscall_filter(Policy::Network network,
+                                                                           bool confined_writes);
 
 }  // namespace mcpsh::sandbox

@@ -43,6 +43,13 @@ tool_signal() { kill -STOP "$(arg "$1" a)" && kill -CONT "$(arg "$1" a)" && echo
 # PTRACE_ATTACH (16) through perl's syscall (x86_64: 101); the tracee is let go when perl exits.
 tool_ptrace() { perl -e '$r = syscall(101, 16, int($ARGV[0]), 0, 0); die "ptrace: $!\n" if $r < 0; print "attached\n"' "$(arg "$1" a)"; }
 tool_run() { "$(arg "$1" a)" -u; }
+tool_chmod() { chmod 4777 "$(arg "$1" a)" && echo changed; }
+tool_chown() { chown 65534 "$(arg "$1" a)" && echo changed; }
+tool_session() { local f; read -r -a f < /proc/self/stat; echo "group=${f[4]} session=${f[5]}"; }
+tool_tiocsti() { perl -e 'my $c = "x"; ioctl(STDIN, 0x5412, $c) or die "ioctl: $!\n"; print "pushed\n"'; }
+tool_mptcp() { perl -MSocket -e 'socket(my $s, PF_INET, SOCK_STREAM, 262) or die "socket: $!\n"; connect($s, pack_sockaddr_in($ARGV[0], inet_aton("127.0.0.1"))) or die "connect: $!\n"; print "connected\n"' "$(arg "$1" a)"; }
+tool_fastopen() { perl -MSocket -e 'socket(my $s, PF_INET, SOCK_STREAM, 0) or die "socket: $!\n"; defined(send($s, "x", 0x20000000, pack_sockaddr_in($ARGV[0], inet_aton("127.0.0.1")))) or die "sendto: $!\n"; print "sent\n"' "$(arg "$1" a)"; }
+tool_listen() { perl -MSocket -e 'socket(my $s, PF_INET, SOCK_STREAM, 0) or die "socket: $!\n"; listen($s, 1) or die "listen: $!\n"; print "listening\n"'; }
 tool_scratch() { echo made > "$TMPDIR/file" && echo "$TMPDIR"; }
 tool_scratch_then_sleep() { mkdir -p "$TMPDIR/deep/er" && touch "$TMPDIR/deep/er/file" && exec -a "$(arg "$1" a)" sleep 60; }
 tool_status() { grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status; }
@@ -214,6 +221,63 @@ TEST_F(Sandbox, ConnectingToLoopbackIsRefusedWithoutNetwork) {
   auto named = call("connect", port, {"--sandbox", "connect=" + port});
   EXPECT_TRUE(named.ok) << named.raw;
   EXPECT_EQ(named.text, "connected");
+}
+
+// Modes and owners, which Landlock does not see: refused under a write confinement.
+TEST_F(Sandbox, ModesAndOwnersOutsideCannotBeChanged) {
+  const std::string target = dir / "outside/meta";
+  std::ofstream(target) << "x\n";
+  ASSERT_EQ(::chmod(target.c_str(), 0644), 0);
+  for (const char* tool : {"chmod", "chown"}) {
+    auto boxed = call(tool, target, kReadOnly);
+    EXPECT_FALSE(boxed.ok) << tool << ": " << boxed.raw;
+    EXPECT_NE(boxed.text.find("Operation not permitted"), std::string::npos) << boxed.text;
+  }
+  struct stat st {};
+  ASSERT_EQ(::stat(target.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+  EXPECT_EQ(st.st_uid, ::geteuid());
+  auto free = call("chmod", target);
+  EXPECT_TRUE(free.ok) << free.raw;
+  if (::geteuid() == 0) {
+    auto owner = call("chown", target);
+    EXPECT_TRUE(owner.ok) << owner.raw;
+  }
+}
+
+// No controlling terminal, and no pushing input into one.
+TEST_F(Sandbox, AToolHasASessionOfItsOwnAndCannotPushInputIntoATerminal) {
+  auto boxed = call("session", "", kReadOnly);
+  ASSERT_TRUE(boxed.ok) << boxed.raw;
+  const auto group = boxed.text.substr(6, boxed.text.find(' ') - 6);
+  EXPECT_EQ(boxed.text, "group=" + group + " session=" + group) << "setsid: its own session";
+  auto pushed = call("tiocsti", "", kReadOnly);
+  EXPECT_FALSE(pushed.ok) << pushed.raw;
+  EXPECT_NE(pushed.text.find("Operation not permitted"), std::string::npos) << pushed.text;
+  auto free = call("tiocsti", "");
+  EXPECT_EQ(free.text.find("Operation not permitted"), std::string::npos)
+      << "without a sandbox the request reaches the (non-terminal) descriptor: " << free.text;
+}
+
+// connect= is about where a tool connects, whatever the way: not MPTCP, not a TCP Fast
+// Open sendto, and no listening on a port the kernel picks.
+TEST_F(Sandbox, ConnectOpensOnlyTheNamedPortsWhateverTheWay) {
+  Listener listener;
+  ASSERT_GT(listener.port, 0);
+  const std::string port = std::to_string(listener.port);
+  const std::vector<std::string> other{"--sandbox", "connect=1"};
+  for (const char* tool : {"fastopen", "listen"}) {
+    auto free = call(tool, port);
+    EXPECT_TRUE(free.ok) << tool << ": " << free.raw;
+    auto boxed = call(tool, port, other);
+    EXPECT_FALSE(boxed.ok) << tool << ": " << boxed.raw;
+  }
+  auto mptcp = call("mptcp", port);
+  if (mptcp.ok) {  // where the kernel has MPTCP
+    auto boxed = call("mptcp", port, other);
+    EXPECT_FALSE(boxed.ok) << boxed.raw;
+    EXPECT_NE(boxed.text.find("socket: Permission denied"), std::string::npos) << boxed.text;
+  }
 }
 
 // Another call's process: neither signalled nor traced. (Two calls of one host: the

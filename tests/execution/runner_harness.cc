@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "execution/escapees.h"
+#include "sandbox/sandbox.h"
 #include "transport/write_all.h"
 
 namespace mcpsh::execution::testing {
@@ -89,6 +90,7 @@ std::string in_forked_host(const std::function<std::string()>& body) {
       if (n <= 0) break;
       done += static_cast<std::size_t>(n);
     }
+    sandbox::remove_scratch_root();  // _exit skips its removal at exit
     ::_exit(0);
   }
   ::close(fds[1]);
