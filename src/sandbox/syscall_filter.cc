@@ -84,6 +84,20 @@ constexpr unsigned long kNamespaceFlags[] = {CLONE_NEWNS,    CLONE_NEWUSER, CLON
                                              CLONE_NEWPID,   CLONE_NEWIPC,  CLONE_NEWUTS,
                                              CLONE_NEWCGROUP};
 
+// One comparison of a system call's argument (libseccomp's SCMP_A* macros are C compound
+// literals, which C++ does not have).
+scmp_arg_cmp arg(unsigned index, scmp_compare op, scmp_datum_t a, scmp_datum_t b = 0) {
+  return scmp_arg_cmp{index, op, a, b};
+}
+
+// An int argument equal to `value`. The kernel reads only the low 32 bits of an int
+// argument, so the comparison must ignore the high ones: a tool could set them (perl's
+// syscall, say) to slip past a plain 64-bit equality.
+scmp_arg_cmp int_is(unsigned index, long value) {
+  return arg(index, SCMP_CMP_MASKED_EQ, 0xffffffffUL,
+             static_cast<scmp_datum_t>(value) & 0xffffffffUL);
+}
+
 struct ContextDeleter {
   void operator()(void* ctx) const { seccomp_release(ctx); }
 };
@@ -122,7 +136,7 @@ std::variant<std::vector<unsigned char>, std::string> build_syscall_filter(Polic
        {static_cast<scmp_datum_t>(TIOCSTI), static_cast<scmp_datum_t>(TIOCLINUX)})
     if (auto e =
             rule("ioctl", seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ioctl), 1,
-                                           SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, request)));
+                                           arg(1, SCMP_CMP_MASKED_EQ, 0xffffffffUL, request)));
         !e.empty())
       return e;
   // clone3 passes its flags in memory, out of a filter's reach: ENOSYS makes the C library
@@ -133,24 +147,22 @@ std::variant<std::vector<unsigned char>, std::string> build_syscall_filter(Polic
     return e;
   for (unsigned long flag : kNamespaceFlags)
     if (auto e = rule("clone", seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone),
-                                                1, SCMP_A0(SCMP_CMP_MASKED_EQ, flag, flag)));
+                                                1, arg(0, SCMP_CMP_MASKED_EQ, flag, flag)));
         !e.empty())
       return e;
   if (network != Policy::Network::kAny) {
     // Families other than Unix, INET and INET6 (netlink, packet, ...): always refused.
     auto refuse_family = [&](int family) {
-      return rule("socket",
-                  seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
-                                   SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(family))));
+      return rule("socket", seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
+                                             int_is(0, family)));
     };
     for (int family = 0; family < AF_MAX; ++family) {
       if (family == AF_UNIX) continue;
       if (network == Policy::Network::kPorts && (family == AF_INET || family == AF_INET6)) continue;
       if (auto e = refuse_family(family); !e.empty()) return e;
     }
-    if (auto e =
-            rule("socket", seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
-                                            SCMP_A0(SCMP_CMP_GE, AF_MAX)));
+    if (auto e = rule("socket", seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EACCES),
+                                                 SCMP_SYS(socket), 1, arg(0, SCMP_CMP_GE, AF_MAX)));
         !e.empty())
       return e;
     if (network == Policy::Network::kPorts) {
@@ -158,16 +170,16 @@ std::variant<std::vector<unsigned char>, std::string> build_syscall_filter(Polic
       // 262) nor any other protocol, nor a TCP Fast Open connect made by sendto/sendmsg,
       // nor listen() on a port the kernel picks.
       for (int family : {AF_INET, AF_INET6}) {
-        const auto family_is = SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(family));
+        const auto family_is = int_is(0, family);
         if (auto e = rule("socket",
                           seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 2,
-                                           family_is, SCMP_A2(SCMP_CMP_GE, IPPROTO_TCP + 1)));
+                                           family_is, arg(2, SCMP_CMP_GE, IPPROTO_TCP + 1)));
             !e.empty())
           return e;
         for (scmp_datum_t protocol = 1; protocol < IPPROTO_TCP; ++protocol)
           if (auto e = rule("socket",
                             seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 2,
-                                             family_is, SCMP_A2(SCMP_CMP_EQ, protocol)));
+                                             family_is, int_is(2, protocol)));
               !e.empty())
             return e;
       }
@@ -187,11 +199,10 @@ std::variant<std::vector<unsigned char>, std::string> build_syscall_filter(Polic
       // Datagram and raw sockets could reach any port.
       for (int family : {AF_INET, AF_INET6})
         for (int type : {SOCK_DGRAM, SOCK_RAW, SOCK_RDM, SOCK_SEQPACKET, SOCK_DCCP, SOCK_PACKET})
-          if (auto e = rule("socket",
-                            seccomp_rule_add(
-                                ctx.get(), SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 2,
-                                SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(family)),
-                                SCMP_A1(SCMP_CMP_MASKED_EQ, 0xf, static_cast<scmp_datum_t>(type))));
+          if (auto e = rule("socket", seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EACCES),
+                                                       SCMP_SYS(socket), 2, int_is(0, family),
+                                                       arg(1, SCMP_CMP_MASKED_EQ, 0xf,
+                                                           static_cast<scmp_datum_t>(type))));
               !e.empty())
             return e;
     }

@@ -49,6 +49,9 @@ tool_session() { local f; read -r -a f < /proc/self/stat; echo "group=${f[4]} se
 tool_tiocsti() { perl -e 'my $c = "x"; ioctl(STDIN, 0x5412, $c) or die "ioctl: $!\n"; print "pushed\n"'; }
 tool_mptcp() { perl -MSocket -e 'socket(my $s, PF_INET, SOCK_STREAM, 262) or die "socket: $!\n"; connect($s, pack_sockaddr_in($ARGV[0], inet_aton("127.0.0.1"))) or die "connect: $!\n"; print "connected\n"' "$(arg "$1" a)"; }
 tool_fastopen() { perl -MSocket -e 'socket(my $s, PF_INET, SOCK_STREAM, 0) or die "socket: $!\n"; defined(send($s, "x", 0x20000000, pack_sockaddr_in($ARGV[0], inet_aton("127.0.0.1")))) or die "sendto: $!\n"; print "sent\n"' "$(arg "$1" a)"; }
+# socket(2) with AF_INET in the low 32 bits of the family and garbage above: the kernel
+# reads an int; a filter comparing all 64 bits would let it through.
+tool_wide_socket() { perl -e '$r = syscall(41, 0x100000002, 1, 0); die "socket: $!\n" if $r < 0; print "socket\n"'; }
 tool_listen() { perl -MSocket -e 'socket(my $s, PF_INET, SOCK_STREAM, 0) or die "socket: $!\n"; listen($s, 1) or die "listen: $!\n"; print "listening\n"'; }
 tool_scratch() { echo made > "$TMPDIR/file" && echo "$TMPDIR"; }
 tool_scratch_then_sleep() { mkdir -p "$TMPDIR/deep/er" && touch "$TMPDIR/deep/er/file" && exec -a "$(arg "$1" a)" sleep 60; }
@@ -257,6 +260,14 @@ TEST_F(Sandbox, AToolHasASessionOfItsOwnAndCannotPushInputIntoATerminal) {
   auto free = call("tiocsti", "");
   EXPECT_EQ(free.text.find("Operation not permitted"), std::string::npos)
       << "without a sandbox the request reaches the (non-terminal) descriptor: " << free.text;
+}
+
+TEST_F(Sandbox, NoNetworkHoldsWhateverTheHighBitsOfTheFamily) {
+  auto free = call("wide_socket", "");
+  EXPECT_TRUE(free.ok) << "the kernel takes it as AF_INET: " << free.raw;
+  auto boxed = call("wide_socket", "", {"--sandbox", "no-network"});
+  EXPECT_FALSE(boxed.ok) << boxed.raw;
+  EXPECT_NE(boxed.text.find("socket: Permission denied"), std::string::npos) << boxed.text;
 }
 
 // connect= is about where a tool connects, whatever the way: not MPTCP, not a TCP Fast
