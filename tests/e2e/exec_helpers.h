@@ -9,6 +9,7 @@
 // runs `exec -a TAG sleep 1000`); TagCleanup kills whatever still carries it when the test
 // ends, pass or fail, so a failing test does not leave sleepers on the machine.
 #include <dirent.h>
+#include <gtest/gtest.h>
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -20,6 +21,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -94,10 +96,11 @@ inline std::string cancel_line(const std::string& id_json) {
 
 // Reads lines until the response with this id (returned parsed). Every other line read
 // on the way is appended to `others` when given.
-inline std::optional<rapidjson::Document> await_response(HostProcess& host,
-                                                         const std::string& id_json,
-                                                         std::vector<std::string>* others = nullptr,
-                                                         std::chrono::milliseconds timeout = 20s) {
+// Reads lines until one satisfies `wanted` and returns that line; every line read before
+// it is appended to `others` (when given). nullopt when none came in time.
+inline std::optional<std::string> await_line(
+    HostProcess& host, const std::function<bool(const rapidjson::Document&)>& wanted,
+    std::vector<std::string>* others = nullptr, std::chrono::milliseconds timeout = 20s) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -105,10 +108,67 @@ inline std::optional<rapidjson::Document> await_response(HostProcess& host,
     if (left.count() <= 0) return std::nullopt;
     auto line = host.read_line(left);
     if (!line) return std::nullopt;
-    auto d = parse(*line);
-    if (d.IsObject() && !d.HasMember("method") && id_of(d) == id_json) return d;
+    if (wanted(parse(*line))) return line;
     if (others) others->push_back(*line);
   }
+}
+
+// Whether d is the response (not a request or notification) with this id.
+inline bool is_response_to(const rapidjson::Document& d, const std::string& id_json) {
+  return d.IsObject() && !d.HasMember("method") && id_of(d) == id_json;
+}
+
+// The response line for `id_json`, skipping (and collecting in `others`) other lines.
+inline std::optional<std::string> answer_line(HostProcess& host, const std::string& id_json,
+                                              std::vector<std::string>* others = nullptr,
+                                              std::chrono::milliseconds timeout = 20s) {
+  return await_line(
+      host, [&](const rapidjson::Document& d) { return is_response_to(d, id_json); }, others,
+      timeout);
+}
+
+// The same, parsed.
+inline std::optional<rapidjson::Document> await_response(HostProcess& host,
+                                                         const std::string& id_json,
+                                                         std::vector<std::string>* others = nullptr,
+                                                         std::chrono::milliseconds timeout = 20s) {
+  auto line = answer_line(host, id_json, others, timeout);
+  if (!line) return std::nullopt;
+  return parse(*line);
+}
+
+// A request line without the modern _meta (the legacy era's).
+inline std::string legacy_request(const std::string& id, const std::string& method,
+                                  const std::string& params = "{}") {
+  return R"({"jsonrpc":"2.0","id":)" + id + R"(,"method":")" + method + R"(","params":)" + params +
+         "}";
+}
+
+// Sends `line` and returns the response to `id`, parsed strictly ("{}" when none came, with
+// a test failure naming the request).
+inline rapidjson::Document ask(HostProcess& host, const std::string& line, const std::string& id) {
+  host.send(line);
+  auto got = answer_line(host, id);
+  EXPECT_TRUE(got) << "no answer to " << line << "\n" << host.stderr_text();
+  rapidjson::Document d;
+  const std::string text = got.value_or("{}");
+  d.Parse<rapidjson::kParseFullPrecisionFlag | rapidjson::kParseValidateEncodingFlag>(text.c_str(),
+                                                                                      text.size());
+  return d;
+}
+
+// Opens the legacy era at `version`: initialize (its response returned), then
+// notifications/initialized.
+inline rapidjson::Document initialize(HostProcess& host,
+                                      const std::string& version = "2025-11-25") {
+  auto d =
+      ask(host,
+          legacy_request("0", "initialize",
+                         R"({"protocolVersion":")" + version +
+                             R"(","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}})"),
+          "0");
+  host.send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  return d;
 }
 
 // Reads lines until every id in `ids` has its response (in any order); returns them by id.

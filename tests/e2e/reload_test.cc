@@ -55,44 +55,27 @@ std::string prompt(const std::string& name) {
   return "# The " + name + " prompt.\nprompt_" + name + "() { echo " + name + "; }\n";
 }
 
-std::string legacy_request(const std::string& id, const std::string& method,
-                           const std::string& params = "{}") {
-  return R"({"jsonrpc":"2.0","id":)" + id + R"(,"method":")" + method + R"(","params":)" + params +
-         "}";
-}
-
 // Reads lines until one satisfies `wanted` (returned parsed); every line read, that one
 // included, is appended to `seen`.
-std::optional<rapidjson::Document> await_line(
+std::optional<rapidjson::Document> await_seen(
     HostProcess& host, const std::function<bool(const rapidjson::Document&)>& wanted,
     std::vector<std::string>& seen, std::chrono::milliseconds timeout = 15s) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return std::nullopt;
-    auto line = host.read_line(left);
-    if (!line) return std::nullopt;
-    seen.push_back(*line);
-    auto d = parse(*line);
-    if (wanted(d)) return d;
-  }
+  auto line = await_line(host, wanted, &seen, timeout);
+  if (!line) return std::nullopt;
+  seen.push_back(*line);
+  return parse(*line);
 }
 
 std::optional<rapidjson::Document> await_notification(HostProcess& host, const std::string& method,
                                                       std::vector<std::string>& seen) {
-  return await_line(
+  return await_seen(
       host, [&](const rapidjson::Document& d) { return method_of(d) == method; }, seen);
 }
 
 std::optional<rapidjson::Document> await_answer(HostProcess& host, const std::string& id,
                                                 std::vector<std::string>& seen) {
-  return await_line(
-      host,
-      [&](const rapidjson::Document& d) {
-        return d.IsObject() && !d.HasMember("method") && id_of(d) == id;
-      },
-      seen);
+  return await_seen(
+      host, [&](const rapidjson::Document& d) { return is_response_to(d, id); }, seen);
 }
 
 rapidjson::Document ask(HostProcess& host, const std::string& line, const std::string& id,
@@ -312,7 +295,7 @@ TEST(Listen, GetsOnlyWhatItAskedForTaggedWithItsId) {
   HostProcess host({folder.path()});
   std::vector<std::string> seen;
   host.send(listen_request(R"("L1")", R"({"toolsListChanged":true})"));
-  auto ack = await_line(
+  auto ack = await_seen(
       host, [](const rapidjson::Document&) { return true; }, seen);
   ASSERT_TRUE(ack) << host.stderr_text();
   EXPECT_EQ(method_of(*ack), "notifications/subscriptions/acknowledged") << seen.back();

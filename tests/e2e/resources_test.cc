@@ -29,45 +29,6 @@ constexpr const char* kPixelBase64 =
 std::string catalog() { return fixture("resources/catalog.sh"); }
 std::string tools_only() { return fixture("resources/tools_only.sh"); }
 
-std::string legacy_request(const std::string& id, const std::string& method,
-                           const std::string& params = "{}") {
-  return R"({"jsonrpc":"2.0","id":)" + id + R"(,"method":")" + method + R"(","params":)" + params +
-         "}";
-}
-
-// The response line for `id`, skipping notifications (nullopt when none came in time).
-std::optional<std::string> answer_line(HostProcess& host, const std::string& id) {
-  auto deadline = std::chrono::steady_clock::now() + 20s;
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return std::nullopt;
-    auto line = host.read_line(left);
-    if (!line) return std::nullopt;
-    auto d = parse(*line);
-    if (d.IsObject() && !d.HasMember("method") && id_of(d) == id) return line;
-  }
-}
-
-rapidjson::Document ask(HostProcess& host, const std::string& line, const std::string& id) {
-  host.send(line);
-  auto got = answer_line(host, id);
-  EXPECT_TRUE(got) << "no answer to " << line << "\n" << host.stderr_text();
-  return parse_strict(got.value_or("{}"));
-}
-
-// Opens the legacy era at `version` (initialize, then notifications/initialized).
-rapidjson::Document initialize(HostProcess& host, const std::string& version = "2025-11-25") {
-  auto d =
-      ask(host,
-          legacy_request("0", "initialize",
-                         R"({"protocolVersion":")" + version +
-                             R"(","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}})"),
-          "0");
-  host.send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
-  return d;
-}
-
 std::string str(const rapidjson::Value& object, const char* key) {
   if (!object.IsObject() || !object.HasMember(key) || !object[key].IsString()) return "<none>";
   return object[key].GetString();
