@@ -201,6 +201,7 @@ void Session::parse() {
 
 void Session::on_header() {
   const Request& header = parser_->get();
+  if (answer_probe()) return;
   if (over_limit_) {
     refuse({503, "Service Unavailable: too many connections", {{"Retry-After", "1"}}});
     return;
@@ -289,6 +290,30 @@ int Session::deliver(ExchangeConnection& from, std::string line, const mcp::Outg
   }
   flush();
   return sse_ ? 200 : status;
+}
+
+// The probes of a load balancer or an orchestrator, off the MCP endpoint and its rules (no
+// Host, Origin, token or MCP headers asked for, no audit line): GET or HEAD /healthz is 200
+// while the process serves; /readyz is 200 while it takes new requests and 503 once it is
+// stopping. The connection closes after the answer (a probe opens one per check). A
+// --http-path of /healthz or /readyz keeps its MCP meaning.
+bool Session::answer_probe() {
+  const Request& header = parser_->get();
+  const std::string_view target(header.target().data(), header.target().size());
+  const std::string_view path = target.substr(0, target.find('?'));
+  if (path == context_.options.path || (path != "/healthz" && path != "/readyz")) return false;
+  const bool head = header.method() == bhttp::verb::head;
+  if (!head && header.method() != bhttp::verb::get) return false;
+  const bool ok = path == "/healthz" || !context_.stopping;
+  std::string body = ok ? "ok\n" : "stopping\n";
+  deadline_.cancel();
+  parser_.reset();
+  state_ = State::kRefusing;  // answered: what the client sends next is drained, then closed
+  queue(response_head(ok ? 200 : 503, "text/plain; charset=utf-8", body.size(), false,
+                      {{"Cache-Control", "no-store"}}));
+  if (!head) queue(std::move(body));
+  flush();
+  return true;
 }
 
 void Session::refuse(Refusal refusal) {

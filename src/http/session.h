@@ -80,6 +80,7 @@ class Session : public ResponseSink, public std::enable_shared_from_this<Session
   void on_header();
   void on_request();
   void refuse(Refusal refusal);
+  bool answer_probe();
   void respond_accepted();
   void queue(std::string bytes);
   void flush();

@@ -3,7 +3,10 @@
 // notification, a request and an error map to HTTP.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "e2e_helpers.h"
+#include "exec_helpers.h"
 #include "http_client.h"
 
 namespace mcpsh::testing::http {
@@ -57,6 +60,27 @@ TEST(HttpRules, OtherPathsAre404) {
     EXPECT_EQ(r->status, 404) << path;
     expect_refusal_body(*r);
   }
+}
+
+// Probes for a load balancer or orchestrator: no MCP header rules, no token, any Host.
+TEST(HttpRules, HealthAndReadinessProbesAnswerOffTheMcpPath) {
+  exec::ScratchDir dir;
+  const std::string token_file = dir.path + "/token";
+  { std::ofstream(token_file) << "s3cr3t-probe-token\n"; }
+  HttpHost host({"--auth-token-file", token_file, tools()});
+  for (const char* path : {"/healthz", "/readyz", "/readyz?verbose"}) {
+    auto r = exchange(host.port(), bare("GET", path));
+    ASSERT_TRUE(r) << path;
+    EXPECT_EQ(r->status, 200) << path;
+    EXPECT_EQ(r->body, "ok\n") << path;
+    EXPECT_EQ(r->header("cache-control"), "no-store") << path;
+  }
+  auto post_probe = exchange(host.port(), post("/healthz", request("1", "tools/list")));
+  ASSERT_TRUE(post_probe);
+  EXPECT_EQ(post_probe->status, 404) << "only GET and HEAD are probes";
+  auto mcp = exchange(host.port(), post("/mcp", request("1", "tools/list")));
+  ASSERT_TRUE(mcp);
+  EXPECT_EQ(mcp->status, 401) << "the MCP endpoint still wants its token";
 }
 
 TEST(HttpRules, HttpPathOptionAndEnvironmentMoveTheEndpoint) {
