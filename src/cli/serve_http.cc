@@ -24,6 +24,7 @@
 #include "http/http_server.h"
 #include "mcp/asio_wakeups.h"
 #include "mcp/audit_log.h"
+#include "mcp/metrics.h"
 #include "mcp/protocol_core.h"
 
 namespace mcpsh::cli {
@@ -50,8 +51,12 @@ int serve_http(const Options& options) {
     log->error("cannot start: " + *error);
     return 1;
   }
-  mcp::ProtocolCore::Audit record;
-  if (audit) record = [&audit](const mcp::AuditRecord& r) { audit->write(r); };
+  // Every finished request feeds /metrics, and the audit log when there is one.
+  mcp::Metrics metrics;
+  mcp::ProtocolCore::Audit record = [&audit, &metrics](const mcp::AuditRecord& r) {
+    metrics.record(r);
+    if (audit) audit->write(r);
+  };
   mcp::AsioWakeups wakeups(host.io);
   mcp::ProtocolCore core(host.catalog, *host.executor, core_options(options), wakeups, *log,
                          record);
@@ -70,6 +75,8 @@ int serve_http(const Options& options) {
 
   // Declared after the core: closing its connections on destruction tells the core.
   http::HttpServer server(host.io, core, *settings.options, *log, record);
+  server.set_metrics(
+      [&] { return metrics.render(core.calls().in_flight(), core.calls().queued()); });
   if (auto error = server.listen()) {
     log->error("cannot start: " + *error);
     return 1;

@@ -53,6 +53,9 @@ class HttpServer {
   std::size_t connections() const { return sessions_.size(); }
   // Called after any connection closed.
   void set_on_closed(std::function<void()> f) { on_closed_ = std::move(f); }
+  // Serves GET /metrics with what `render` returns (behind the bearer token, when one is
+  // set); without it there is no /metrics.
+  void set_metrics(std::function<std::string()> render) { context_.metrics = std::move(render); }
 
  private:
   void accept();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "diagnostics/log.h"
+#include "http/bearer_token.h"
 #include "mcp/protocol_core.h"
 
 namespace mcpsh::http {
@@ -292,25 +293,44 @@ int Session::deliver(ExchangeConnection& from, std::string line, const mcp::Outg
   return sse_ ? 200 : status;
 }
 
-// The probes of a load balancer or an orchestrator, off the MCP endpoint and its rules (no
-// Host, Origin, token or MCP headers asked for, no audit line): GET or HEAD /healthz is 200
-// while the process serves; /readyz is 200 while it takes new requests and 503 once it is
-// stopping. The connection closes after the answer (a probe opens one per check). A
-// --http-path of /healthz or /readyz keeps its MCP meaning.
+// The probes of a load balancer or an orchestrator and the metrics scrape, off the MCP
+// endpoint and its rules (no Host, Origin or MCP headers asked for, no audit line): GET or
+// HEAD /healthz is 200 while the process serves; /readyz is 200 while it takes new requests
+// and 503 once it is stopping; /metrics (when the server has it) wants the bearer token if
+// one is set. The connection closes after the answer (a probe opens one per check). A
+// --http-path naming one of them keeps its MCP meaning.
 bool Session::answer_probe() {
   const Request& header = parser_->get();
   const std::string_view target(header.target().data(), header.target().size());
   const std::string_view path = target.substr(0, target.find('?'));
-  if (path == context_.options.path || (path != "/healthz" && path != "/readyz")) return false;
+  const bool metrics = path == "/metrics" && context_.metrics;
+  if (path == context_.options.path || (path != "/healthz" && path != "/readyz" && !metrics))
+    return false;
   const bool head = header.method() == bhttp::verb::head;
   if (!head && header.method() != bhttp::verb::get) return false;
-  const bool ok = path == "/healthz" || !context_.stopping;
-  std::string body = ok ? "ok\n" : "stopping\n";
+  if (metrics && context_.options.auth_token) {
+    auto auth = header.find(bhttp::field::authorization);
+    if (auth == header.end() ||
+        !bearer_matches(std::string_view(auth->value().data(), auth->value().size()),
+                        *context_.options.auth_token)) {
+      refuse(
+          {401, "Unauthorized: /metrics wants the bearer token", {{"WWW-Authenticate", "Bearer"}}});
+      return true;
+    }
+  }
+  int status = 200;
+  std::string body = "ok\n", type = "text/plain; charset=utf-8";
+  if (metrics) {
+    body = context_.metrics();
+    type = "text/plain; version=0.0.4; charset=utf-8";
+  } else if (path == "/readyz" && context_.stopping) {
+    status = 503;
+    body = "stopping\n";
+  }
   deadline_.cancel();
   parser_.reset();
   state_ = State::kRefusing;  // answered: what the client sends next is drained, then closed
-  queue(response_head(ok ? 200 : 503, "text/plain; charset=utf-8", body.size(), false,
-                      {{"Cache-Control", "no-store"}}));
+  queue(response_head(status, type, body.size(), false, {{"Cache-Control", "no-store"}}));
   if (!head) queue(std::move(body));
   flush();
   return true;

@@ -51,6 +51,7 @@ struct SessionContext {
   bool loopback_bound = true;
   bool stopping = false;            // no new requests: each connection closes after its response
   std::function<void()> on_closed;  // a session closed (after the server forgot it)
+  std::function<std::string()> metrics;  // GET /metrics: the exposition; empty: no /metrics
 };
 
 class Session : public ResponseSink, public std::enable_shared_from_this<Session> {

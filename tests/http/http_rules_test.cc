@@ -83,6 +83,50 @@ TEST(HttpRules, HealthAndReadinessProbesAnswerOffTheMcpPath) {
   EXPECT_EQ(mcp->status, 401) << "the MCP endpoint still wants its token";
 }
 
+// /metrics: counters fed by every finished request, the error classes kept apart.
+TEST(HttpRules, MetricsCountRequestsByMethodAndClassAndTimeCallsByTool) {
+  HttpHost host({tools()});
+  const std::vector<std::pair<std::string, int>> sent = {
+      {call_request("1", "echo", R"({"x":1})"), 200},
+      {call_request("2", "fail", R"({"message":"no"})"), 200},
+      {request("3", "tools/list"), 200},
+      {request("4", "no/such/method"), 404}};  // -32601 maps to 404 over HTTP
+  for (const auto& [body, status] : sent) {
+    auto r = exchange(host.port(), post("/mcp", body));
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, status) << body;
+  }
+  auto m = exchange(host.port(), bare("GET", "/metrics"));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->status, 200);
+  EXPECT_EQ(m->header("content-type"), "text/plain; version=0.0.4; charset=utf-8");
+  for (const char* line :
+       {"mcpsh_requests_total{method=\"tools/call\",class=\"ok\"} 1\n",
+        "mcpsh_requests_total{method=\"tools/call\",class=\"tool_error\"} 1\n",
+        "mcpsh_requests_total{method=\"tools/list\",class=\"ok\"} 1\n",
+        "mcpsh_requests_total{method=\"other\",class=\"protocol_error\"} 1\n",
+        "mcpsh_call_duration_seconds_count{tool=\"echo\"} 1\n",
+        "mcpsh_call_duration_seconds_bucket{tool=\"fail\",le=\"+Inf\"} 1\n",
+        "mcpsh_calls_in_flight 0\n", "# TYPE mcpsh_call_duration_seconds histogram\n"})
+    EXPECT_NE(m->body.find(line), std::string::npos) << line << "\n" << m->body;
+}
+
+TEST(HttpRules, MetricsWantTheTokenWhenThereIsOne) {
+  exec::ScratchDir dir;
+  const std::string token_file = dir.path + "/token";
+  { std::ofstream(token_file) << "s3cr3t-metrics-token\n"; }
+  HttpHost host({"--auth-token-file", token_file, tools()});
+  auto anonymous = exchange(host.port(), bare("GET", "/metrics"));
+  ASSERT_TRUE(anonymous);
+  EXPECT_EQ(anonymous->status, 401);
+  EXPECT_EQ(anonymous->header("www-authenticate"), "Bearer");
+  auto with = exchange(host.port(),
+                       bare("GET", "/metrics", {{"Authorization", "Bearer s3cr3t-metrics-token"}}));
+  ASSERT_TRUE(with);
+  EXPECT_EQ(with->status, 200);
+  EXPECT_NE(with->body.find("mcpsh_requests_total"), std::string::npos) << with->body;
+}
+
 TEST(HttpRules, HttpPathOptionAndEnvironmentMoveTheEndpoint) {
   {
     HttpHost host({"--http-path", "/tools/v1", tools()});
