@@ -106,6 +106,9 @@ mcp::CoreOptions core_options(const Options& options) {
   o.resource_dirs = options.resource_dirs;
   o.live = options.watch && options.verb == Verb::kServe;
   o.page_size = options.page_size;
+  o.sealer = options.state_sealer;
+  o.state_ttl = options.state_ttl;
+  o.confirm_destructive = options.confirm_destructive;
   return o;
 }
 

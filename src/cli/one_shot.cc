@@ -149,11 +149,17 @@ bool is_misuse(int code) {
   return code == jsonrpc::kInvalidParams || code == jsonrpc::kMethodNotFound;
 }
 
-// Prints an error response's message; returns its code.
+// Prints an error response's message; returns its code. A function that asked the client
+// something (-32021: the one-shot verbs declare no client capability) gets a hint.
 int report_error(const rapidjson::Document& response) {
+  constexpr int kMissingClientCapability = -32021;
   const auto& e = response["error"];
   std::cerr << "mcp-shell-host: " << e["message"].GetString() << "\n";
-  return e["code"].IsInt() ? e["code"].GetInt() : 0;
+  const int code = e["code"].IsInt() ? e["code"].GetInt() : 0;
+  if (code == kMissingClientCapability)
+    std::cerr << "mcp-shell-host: it asks the client a question, which this verb cannot "
+                 "answer: serve the script to an MCP client\n";
+  return code;
 }
 
 void print_result(const rapidjson::Document& response) {
@@ -192,7 +198,7 @@ int call(const Options& options) {
   auto response = session.ask("tools/call", R"("name":)" + json_string(options.tool) +
                                                 R"(,"arguments":)" + jsonrpc::to_json(*args));
   if (response.HasMember("error")) {
-    report_error(response);
+    if (!is_misuse(report_error(response))) return 1;
     if (!host.server->problems().empty() || !host.catalog.problems.empty()) report_problems(host);
     std::string tools;
     for (const auto& t : host.catalog.tools) tools += (tools.empty() ? "" : ", ") + t.name;

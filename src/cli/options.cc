@@ -196,6 +196,13 @@ po::options_description described() {
       "besides PATH, HOME, LANG and the like and a tool's @env (default: all)")(
       "env-deny", po::value<std::vector<std::string>>()->value_name("PATTERNS"),
       "never pass tools these host variables, e.g. 'AWS_*,*_TOKEN' (repeatable)")(
+      "state-key-file", po::value<std::string>()->value_name("FILE"),
+      "seal the requestState of tools that ask with a key from FILE (32 bytes or more; "
+      "share it between instances behind one load balancer; default: a random key)")(
+      "confirm-destructive",
+      "ask the user to confirm every call of a tool annotated destructiveHint, as @confirm does")(
+      "state-ttl", po::value<std::string>()->value_name("SECONDS"),
+      "how long a client may take to answer a tool's question, 1 to 86400 (default 3600)")(
       "page-size", po::value<std::string>()->value_name("N"),
       "list results longer than N items come in pages (cursor), 1 to 10000 (default 100)")(
       "tool", po::value<std::string>()->value_name("NAME"), "call: the tool to call")(
@@ -369,6 +376,17 @@ ParseResult parse_options(int argc, char** argv) {
     auto v = checked_count(name, text(name), min, max, error);
     if (!v) return fail(error);
     *target = static_cast<std::size_t>(*v);
+  }
+  o.confirm_destructive = vm.count("confirm-destructive") > 0;
+  if (vm.count("state-ttl")) {
+    auto v = checked_count("state-ttl", text("state-ttl"), 1, 86400, error);
+    if (!v) return fail(error);
+    o.state_ttl = std::chrono::seconds(*v);
+  }
+  if (vm.count("state-key-file")) {
+    auto sealer = asking::StateSealer::from_key_file(text("state-key-file"), error);
+    if (!sealer) return fail("--state-key-file: " + error);
+    o.state_sealer = std::make_shared<const asking::StateSealer>(std::move(*sealer));
   }
   if (vm.count("config")) o.config_file = vm["config"].as<std::string>();
   if (vm.count("tools-list")) o.tools_list_file = vm["tools-list"].as<std::string>();

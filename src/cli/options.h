@@ -2,10 +2,12 @@
 // The command line: verb, scripts, options. Parsing only; no side effects.
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "asking/sealed_state.h"
 #include "diagnostics/log.h"
 #include "execution/launch_spec.h"
 #include "sandbox/policy.h"
@@ -40,13 +42,18 @@ struct Options {
   execution::EnvPolicy env;                // --env-allow, --env-deny
   bool watch = true;                       // serve: reload when the scripts change
   std::size_t page_size = 100;             // list results longer than this are paged
-  std::string tool;                        // call
-  std::string args_json;                   // call, prompt
-  std::string uri;                         // read: the last positional argument
-  std::string prompt;                      // prompt: the last positional argument
-  std::string client;                      // config: the first positional argument
-  std::string server_name;                 // config: --name
-  std::vector<GivenOption> given;          // config: the host's options given, in order
+  // --state-key-file: the key of input_required states (null: a random one per process),
+  // and --state-ttl: how long such a state stays good.
+  std::shared_ptr<const asking::StateSealer> state_sealer;
+  std::chrono::seconds state_ttl{3600};
+  bool confirm_destructive = false;  // --confirm-destructive
+  std::string tool;                // call
+  std::string args_json;           // call, prompt
+  std::string uri;                 // read: the last positional argument
+  std::string prompt;              // prompt: the last positional argument
+  std::string client;              // config: the first positional argument
+  std::string server_name;         // config: --name
+  std::vector<GivenOption> given;  // config: the host's options given, in order
   bool show_help = false, show_version = false;
 
   // Streamable HTTP (serve --http). Unset values are taken from the old core's

@@ -24,6 +24,10 @@ struct ToolEntry {
   // The server's sandbox narrowed by @sandbox, the server's environment policy widened
   // by @env. A sandbox this kernel cannot give is kept: the call then fails closed.
   execution::Confinement confinement;
+  // @confirm MESSAGE: the user must accept MESSAGE (its {param} placeholders filled from
+  // the arguments) before the tool runs; "" for none.
+  std::string confirm;
+  bool destructive = false;  // annotations.destructiveHint is true
 };
 
 // A resource_<name> function: reading its URI (or a URI its template matches) runs it.

@@ -178,6 +178,9 @@ CommentMetadata metadata_from_comments(const std::string& tool_name,
     } else if (tag.name == "env") {
       auto patterns = parse_env_tag(tag);
       out.env.insert(out.env.end(), patterns.begin(), patterns.end());
+    } else if (tag.name == "confirm") {
+      out.confirm = trim(tag.value);
+      if (out.confirm.empty()) out.errors.push_back(at + "@confirm needs the message to show");
     } else {
       out.errors.push_back(at + "unknown tag @" + tag.name);
     }
@@ -198,7 +201,13 @@ CommentMetadata metadata_from_comments(const std::string& tool_name,
     tool.AddMember("inputSchema", schema, a);
   }
   if (output) tool.AddMember("outputSchema", rapidjson::Value(*output, a), a);
-  if (annotations) tool.AddMember("annotations", rapidjson::Value(*annotations, a), a);
+  if (annotations) {
+    if (annotations->IsObject())
+      if (auto d = annotations->FindMember("destructiveHint");
+          d != annotations->MemberEnd() && d->value.IsTrue())
+        out.destructive = true;
+    tool.AddMember("annotations", rapidjson::Value(*annotations, a), a);
+  }
 
   out.definition_json = jsonrpc::to_json(tool);
   return out;

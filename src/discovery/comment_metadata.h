@@ -16,6 +16,8 @@
 //   #                                                the script's folder)
 //   # @env GITHUB_TOKEN AWS_*                        host variables this tool needs beyond
 //   #                                                --env-allow (--env-deny still wins)
+//   # @confirm Book {seats} seats?                   the user must accept this first
+//   #                                                ({param}: the argument's value)
 //   tool_book_seats() { ... }
 //
 // The block is the run of lines starting with '#' that ends on the line just above the
@@ -58,6 +60,8 @@ struct CommentMetadata {
   std::optional<std::chrono::milliseconds> timeout;
   std::optional<sandbox::Policy> sandbox;  // @sandbox
   std::vector<std::string> env;            // @env
+  std::string confirm;                     // @confirm
+  bool destructive = false;                // annotations.destructiveHint is true
   std::vector<std::string> errors;         // "line N: ..." for the caller to report
 };
 

@@ -361,7 +361,8 @@ Catalog build_catalog(Catalog catalog, const std::vector<ScriptResult>& results,
         if (!meta.errors.empty()) continue;  // never serve a tool whose metadata is broken
         if (!claim(name, r.script)) continue;
         catalog.tools.push_back({name, r.script, meta.definition_json, true, meta.timeout,
-                                 confinement_for(options, meta.sandbox, meta.env)});
+                                 confinement_for(options, meta.sandbox, meta.env), meta.confirm,
+                                 meta.destructive});
       }
     }
 

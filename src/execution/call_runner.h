@@ -16,6 +16,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "execution/channel_events.h"
@@ -47,6 +48,14 @@ class CallRunner {
   virtual void cancel(RunId id) = 0;
   // Ends every call (Ending::kShutdown) and lets every pre-started process go.
   virtual void terminate_all(std::chrono::milliseconds grace) = 0;
+  // Writes one answer line to a running call started with ToolLaunch::replies (the tool
+  // waits for it on its reply descriptor). False when the call is gone, was not started
+  // so, or the line does not fit the pipe now (the caller then ends the call).
+  virtual bool reply(RunId id, std::string_view line) {
+    (void)id;
+    (void)line;
+    return false;
+  }
   // Hints: calls to these scripts are coming (start processes ahead, if it does that).
   virtual void warm(const std::vector<WarmTarget>& targets) = 0;
   // No more calls will come: let pre-started processes go.

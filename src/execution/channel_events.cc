@@ -67,6 +67,24 @@ std::optional<ContentKind> content_kind(std::string_view name) {
   return std::nullopt;
 }
 
+// The escapes of an ask line's fields: \\, \n, \t; any other backslash stays as it is.
+std::string unescape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size()) {
+      const char next = s[i + 1];
+      if (next == '\\' || next == 'n' || next == 't') {
+        out += next == 'n' ? '\n' : next == 't' ? '\t' : '\\';
+        ++i;
+        continue;
+      }
+    }
+    out += s[i];
+  }
+  return out;
+}
+
 // The helper's name for a kind, as a tool author knows it.
 std::string helper_name(ContentKind kind) {
   return kind == ContentKind::kText ? "mcp_message" : std::string("mcp_") + content_kind_name(kind);
@@ -240,6 +258,13 @@ std::optional<ChannelEvent> take_channel_line(std::string line) {
       auto n = parse_number(fields[1]);
       if (n && *n >= 0) event.bytes = static_cast<std::uint64_t>(*n);
     }
+    return event;
+  }
+  if (fields[0] == "ask") {
+    fields = split_tabs(line, 6);
+    AskEvent event;
+    std::string* parts[] = {&event.key, &event.kind, &event.first, &event.second, &event.third};
+    for (std::size_t i = 1; i < fields.size(); ++i) *parts[i - 1] = unescape(fields[i]);
     return event;
   }
   if (auto kind = content_kind(fields[0])) return parse_content(*kind, std::move(line));

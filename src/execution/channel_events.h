@@ -15,6 +15,10 @@
 //   resource_link <TAB> URI <TAB> NAME <TAB> MIME <TAB> ANNOTATIONS <TAB> DESCRIPTION
 //   text <TAB> ANNOTATIONS <TAB> BASE64                  (mcp_message: a text, with a role)
 //   too_large <TAB> BYTES <TAB> KIND                      (written by the runner, not a tool)
+//   ask <TAB> KEY <TAB> KIND <TAB> FIRST <TAB> SECOND <TAB> THIRD
+//                  (mcp_elicit, mcp_confirm, mcp_sample, mcp_roots, mcp_ask: a question
+//                   the call has no answer to yet; KIND elicit|confirm|sample|roots, the
+//                   fields escaped as \\, \n and \t; see tool_launch.cc)
 // ANNOTATIONS is empty or `key=value` pairs joined by ';': audience=user,assistant;
 // priority=0.8;lastModified=2025-01-12T15:00:58Z; and role=user|assistant, the role of the
 // prompt message the block becomes (prompts/get; tools ignore it).
@@ -75,14 +79,21 @@ struct ContentEvent {
   std::uint64_t decoded_size() const;  // bytes the base64 stands for (0 without payload)
 };
 
+// A question the tool asks the client (MCP 2026-07-28 input requests). The fields as the
+// helper wrote them, unescaped: elicit MESSAGE SCHEMA; confirm MESSAGE; sample PROMPT
+// SYSTEM MAX_TOKENS; roots (none). The protocol unit checks them.
+struct AskEvent {
+  std::string key, kind, first, second, third;
+};
+
 // A content line the runner did not pass on: over the call's output limit.
 struct OversizedContentEvent {
   std::string kind;     // as the line named it
   std::uint64_t bytes;  // its length on the channel, at least
 };
 
-using ChannelEvent =
-    std::variant<ProgressEvent, LogEvent, MalformedEvent, ContentEvent, OversizedContentEvent>;
+using ChannelEvent = std::variant<ProgressEvent, LogEvent, MalformedEvent, ContentEvent,
+                                  OversizedContentEvent, AskEvent>;
 
 // nullopt for an empty line or an unknown event kind (ignored: newer helpers may write
 // kinds an older host does not know).

@@ -1,6 +1,7 @@
 #include "execution/tool_executor.h"
 
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -83,6 +84,8 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
     std::vector<std::string> early_stderr;   // lines printed while sourcing, before a call
     std::string script;
     std::string pool;  // key of the pool it was started for
+    FdGuard reply;     // ToolLaunch::replies: the write end of the tool's fd 3, kept
+    RunId id = 0;
   };
   // A bootstrap process waiting for its call, with the host's ends of its fds 3 and 5.
   struct Waiting {
@@ -109,6 +112,8 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
   std::deque<std::string> to_fill;  // scripts that may need a process, in order
   bool fill_posted = false;
   bool retiring = false;
+  // Calls that take answers while they run (ToolLaunch::replies), by run.
+  std::map<RunId, std::shared_ptr<Route>> replying;
 
   Impl(asio::io_context& i, Runner& r, ExecutorOptions o)
       : io(i), runner(r), options(std::move(o)) {
@@ -190,23 +195,43 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
     return Waiting{id, std::move(control_write), std::move(arguments), route};
   }
 
-  // Hands the call to a process waiting on fd 3: the arguments into its fd 5 file, then
-  // the function's name. Either way the host's ends are closed: a process that did not get its
-  // call sees end of file on fd 3 and exits. nullopt on success, else what failed.
+  // Hands the call to a process waiting on fd 3: the arguments (and answers) into its fd 5
+  // file, then the call line (tool_launch.h). Either way the host's ends are closed: a process that
+  // did not get its call sees end of file on fd 3 and exits. nullopt on success, else what failed.
   // The file offset stays 0: the child reads the file from its start.
   static std::optional<Failure> hand_over(Waiting& w, const ToolLaunch& launch) {
     // A view, not `empty() ? "{}" : arguments_json`: that builds a copy of the payload.
     const std::string_view arguments =
         launch.arguments_json.empty() ? std::string_view("{}") : launch.arguments_json;
-    auto error = write_all(w.arguments.fd, arguments, true, "writing the arguments");
+    // With answers, one file of both (a copy of the arguments: calls that carry answers
+    // are retries of a question, their arguments small as a rule).
+    auto error = launch.input_count == 0
+                     ? write_all(w.arguments.fd, arguments, true, "writing the arguments")
+                     : write_all(w.arguments.fd, std::string(arguments) + "\n" + launch.inputs,
+                                 true, "writing the arguments and answers");
     w.arguments.reset();
-    if (!error)
-      error = write_all(w.control.fd, launch.function + "\n", false, "handing the call to bash");
+    const std::string call_line =
+        launch.function + " " +
+        (launch.client_capabilities.empty() ? std::string("-") : launch.client_capabilities) + " " +
+        std::to_string(launch.input_count) + (launch.replies ? " wait" : " end") + "\n";
+    if (!error) error = write_all(w.control.fd, call_line, false, "handing the call to bash");
+    if (!error && launch.replies) {
+      // Answers are written without blocking the loop: a pipe as large as allowed (1 MiB
+      // by default on Linux), and a line that does not fit is refused (reply()).
+      ::fcntl(w.control.fd, F_SETPIPE_SZ, 1 << 20);
+      ::fcntl(w.control.fd, F_SETFL, ::fcntl(w.control.fd, F_GETFL) | O_NONBLOCK);
+      w.route->reply = std::move(w.control);
+      w.route->id = w.id;
+    }
     w.control.reset();
     return error;
   }
 
   void ended(const std::shared_ptr<Route>& route, Outcome o) {
+    if (route->reply.fd >= 0) {
+      replying.erase(route->id);
+      route->reply.reset();
+    }
     if (route->assigned) {
       if (route->start_error) {
         o.ending = Ending::kFailedToStart;
@@ -331,6 +356,7 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
             for (auto& line : early) w.route->target.on_stderr_line(std::move(line));
           early.clear();
         }
+        if (launch.replies) replying[w.id] = w.route;
         return w.id;  // replaced when this call ends (see ended())
       }
       // It died under us, or its file could not take the arguments: let it go (its fd 3
@@ -356,8 +382,28 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
       fresh.route->start_error = error->text;
       runner.cancel(id);
     }
+    if (launch.replies && fresh.route->reply.fd >= 0) replying[id] = fresh.route;
     runner.set_deadline(id, launch.limits.timeout);
     return id;
+  }
+
+  bool reply(RunId id, std::string_view line) {
+    auto it = replying.find(id);
+    if (it == replying.end() || it->second->reply.fd < 0) return false;
+    const int fd = it->second->reply.fd;
+    const int capacity = ::fcntl(fd, F_GETPIPE_SZ);
+    int queued = 0;
+    if (capacity <= 0 || ::ioctl(fd, FIONREAD, &queued) != 0 ||
+        line.size() > static_cast<std::size_t>(capacity - queued))
+      return false;
+    std::size_t done = 0;
+    while (done < line.size()) {
+      const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done += static_cast<std::size_t>(n);
+    }
+    return true;
   }
 };
 
@@ -390,6 +436,8 @@ RunId ToolExecutor::run(const ToolLaunch& launch, CallCallbacks callbacks) {
     };
   return impl_->run(launch, std::move(raw));
 }
+
+bool ToolExecutor::reply(RunId id, std::string_view line) { return impl_->reply(id, line); }
 
 void ToolExecutor::cancel(RunId id) {
   if (id != 0) impl_->runner.cancel(id);

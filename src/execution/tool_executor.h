@@ -79,6 +79,7 @@ class ToolExecutor final : public CallRunner {
   // Runs one call (see CallRunner). Returns the id to cancel it with (0: nothing to cancel).
   RunId run(const ToolLaunch& launch, CallCallbacks callbacks) override;
   void cancel(RunId id) override;
+  bool reply(RunId id, std::string_view line) override;
   void terminate_all(std::chrono::milliseconds grace) override;
   // Lets every warm process exit (their fd 3 is closed; they have no call to run) and
   // starts no more.

@@ -26,10 +26,14 @@ namespace {
 //  - fds 3 and 5 are closed for good before the tool runs: by `exec` itself (neither a
 //    redirection of the call nor `builtin exec`, of which bash keeps a copy to restore).
 // The channel protocol on fd 4, one line per message: "progress\t<n>\t<total>\t<message>",
-// "log\t<level>\t<message>" and the content lines of channel_events.h (see the helpers
-// below). The helpers are defined before the script is sourced, so a script may replace
-// them.
-// The content helpers (mcp_image, mcp_audio, mcp_resource, mcp_resource_link):
+// "log\t<level>\t<message>", the content lines and the ask lines of channel_events.h (see
+// the helpers below).
+// The asking helpers (mcp_elicit and the like) read the answers of earlier rounds from
+// __mcp_inputs (the lines after the arguments in fd 5, tool_launch.h) and print them with
+// `printf %b`; a question without an answer is an ask line, then SIGKILL to the process
+// group: the run must not go on without its answer, and `exit` would only leave a $( ). The helpers
+// are defined before the script is sourced, so a script may replace them. The content helpers
+// (mcp_image, mcp_audio, mcp_resource, mcp_resource_link):
 //  - The tool reads the bytes and sends them (`base64 -w0`, coreutils): the host never
 //    opens a path a tool names, so a tool can return only what it can read itself.
 //  - A MIME type not given is derived from the file name's extension (no process, the
@@ -117,6 +121,163 @@ __mcp_media() {
     builtin command base64 -w0 -- "$f"
     builtin printf '\n'; } 2>/dev/null >&4 || builtin true
 }
+# Asking the client (MCP 2026-07-28 input requests; README "Tools that ask"). A question
+# the call has no answer to yet ends the call's run at once (the whole process group):
+# the client gets input_required, asks its user or model, and calls again with the answers;
+# the tool then runs again from the top and the same helper, given the same KEY, returns
+# the answer. KEY: 1 to 64 of A-Z a-z 0-9 _ . : -, the same on every run.
+# mcp_elicit KEY MESSAGE SCHEMA -- a form (SCHEMA: a JSON object schema); prints the
+#   answer's content as JSON; status 0 accepted, 1 declined, 2 cancelled
+# mcp_confirm KEY MESSAGE       -- status 0 when the user accepted, else 1
+# mcp_sample KEY PROMPT [--system TEXT] [--max-tokens N] [--json] -- asks the client's
+#   model; prints its reply's text (--json: the whole CreateMessageResult)
+# mcp_roots KEY [--json]        -- prints the client's root URIs, one a line
+# mcp_ask elicit|confirm|sample|roots KEY ARGS... -- the same questions without ending the
+#   run, so that one round asks several; mcp_ask_now then ends the run if any has no
+#   answer yet (call both in the tool's own shell, not in $( )); read the answers with
+#   the helpers above afterwards (KEY alone suffices then)
+# mcp_client_can elicitation|sampling|roots -- status 0 when the client can answer that
+# A mistake in how a helper is called is written to stderr and returns 64.
+# For a client of an older revision (stdio) the host asks with a request of its own and
+# the helper waits for the answer: the run goes on, nothing is run twice; mcp_ask then
+# waits too. If the client answers with an error, the helper says so on stderr and
+# returns 1.
+mcp_elicit() {
+  builtin local __mcp_h=mcp_elicit __mcp_r=0
+  if __mcp_asking elicit "$@"; then __mcp_r=0; else __mcp_r=$?; fi
+  case $__mcp_r in
+    0) if [[ $__mcp_st == 0 ]]; then builtin printf '%b' "$__mcp_tx"; fi; builtin return "$__mcp_st" ;;
+    3) __mcp_end_round ;;
+  esac
+  builtin return "$__mcp_r"
+}
+mcp_confirm() {
+  builtin local __mcp_h=mcp_confirm __mcp_r=0
+  if __mcp_asking confirm "$@"; then __mcp_r=0; else __mcp_r=$?; fi
+  case $__mcp_r in
+    0) if [[ $__mcp_st == 0 ]]; then builtin return 0; fi; builtin return 1 ;;
+    3) __mcp_end_round ;;
+  esac
+  builtin return "$__mcp_r"
+}
+mcp_sample() {
+  builtin local __mcp_h=mcp_sample __mcp_r=0
+  if __mcp_asking sample "$@"; then __mcp_r=0; else __mcp_r=$?; fi
+  case $__mcp_r in
+    0) if ((__mcp_json)); then builtin printf '%b' "$__mcp_js"; else builtin printf '%b' "$__mcp_tx"; fi ;;
+    3) __mcp_end_round ;;
+  esac
+  builtin return "$__mcp_r"
+}
+mcp_roots() {
+  builtin local __mcp_h=mcp_roots __mcp_r=0
+  if __mcp_asking roots "$@"; then __mcp_r=0; else __mcp_r=$?; fi
+  case $__mcp_r in
+    0) if ((__mcp_json)); then builtin printf '%b' "$__mcp_js"
+       elif [[ -n $__mcp_tx ]]; then builtin printf '%b\n' "$__mcp_tx"; fi ;;
+    3) __mcp_end_round ;;
+  esac
+  builtin return "$__mcp_r"
+}
+mcp_ask() {
+  builtin local __mcp_h=mcp_ask __mcp_r=0
+  case ${1-} in
+    elicit|confirm|sample|roots) ;;
+    *) __mcp_fail "needs elicit, confirm, sample or roots, got '${1-}'"; builtin return 64 ;;
+  esac
+  if __mcp_asking "$@"; then __mcp_r=0; else __mcp_r=$?; fi
+  if ((__mcp_r == 3)); then builtin return 0; fi
+  builtin return "$__mcp_r"
+}
+mcp_ask_now() {
+  if ((__mcp_pending)); then __mcp_end_round; fi
+  builtin return 0
+}
+mcp_client_can() { [[ ,$__mcp_caps, == *,"${1-}",* ]]; }
+# __mcp_asking KIND KEY ARGS...: 0 with __mcp_st, __mcp_tx, __mcp_js set when KEY has its
+# answer; else 3 once the question is sent (the caller ends the run or goes on), 64 on a
+# mistake. __mcp_json is 1 when --json was given.
+__mcp_asking() {
+  builtin local kind="$1" key="${2-}" want=elicit system='' max=''
+  builtin local -a __mcp_a
+  __mcp_a=() __mcp_json=0
+  if [[ ${#key} -lt 1 || ${#key} -gt 64 || $key == *[!A-Za-z0-9_.:-]* ]]; then
+    __mcp_fail "needs a KEY (1 to 64 of A-Z a-z 0-9 _ . : -), got '$key'"; builtin return 64
+  fi
+  builtin shift $(($# < 2 ? $# : 2))
+  while (($#)); do
+    case $kind:$1 in
+      sample:--system|sample:--max-tokens)
+        if (($# < 2)); then __mcp_fail "$1 needs a value"; builtin return 64; fi
+        if [[ $1 == --system ]]; then system=$2; else max=$2; fi
+        builtin shift ;;
+      sample:--json|roots:--json) __mcp_json=1 ;;
+      *) __mcp_a+=("$1") ;;
+    esac
+    builtin shift
+  done
+  case $kind in sample|roots) want=$kind ;; esac
+  if __mcp_find "$key" && [[ $__mcp_sh == "$want" ]]; then builtin return 0; fi
+  case $kind in
+    elicit)
+      if ((${#__mcp_a[@]} < 2)); then __mcp_fail "needs KEY MESSAGE SCHEMA"; builtin return 64; fi
+      __mcp_ask_line "$key" elicit "${__mcp_a[0]}" "${__mcp_a[1]}" ;;
+    confirm)
+      if ((${#__mcp_a[@]} < 1)); then __mcp_fail "needs KEY MESSAGE"; builtin return 64; fi
+      __mcp_ask_line "$key" confirm "${__mcp_a[0]}" ;;
+    sample)
+      if ((${#__mcp_a[@]} < 1)); then __mcp_fail "needs KEY PROMPT"; builtin return 64; fi
+      __mcp_ask_line "$key" sample "${__mcp_a[0]}" "$system" "$max" ;;
+    roots) __mcp_ask_line "$key" roots ;;
+  esac
+  if [[ -n $__mcp_reply ]]; then __mcp_await "$key" "$want"; builtin return; fi
+  __mcp_pending=1
+  builtin return 3
+}
+# __mcp_await KEY SHAPE: the answer the host writes on the reply descriptor (mode "wait",
+# tool_launch.h), newest first in __mcp_inputs: 0 answered; on "error" (the client
+# refused) its message to stderr and its status; on "end" (the host will not ask) or
+# when the host is gone, the run ends.
+__mcp_await() {
+  builtin local l m
+  if ! IFS= TMOUT= builtin read -r l <&"$__mcp_reply"; then __mcp_end_round; fi
+  __mcp_inputs=("$l" "${__mcp_inputs[@]}")
+  if ! __mcp_find "$1"; then __mcp_end_round; fi
+  case $__mcp_sh in
+    "$2") builtin return 0 ;;
+    error) builtin printf -v m '%b' "$__mcp_tx"; __mcp_fail "$m"; builtin return "$__mcp_st" ;;
+  esac
+  __mcp_end_round
+}
+# __mcp_find KEY: the answer line to KEY (asking::tool_input_lines) into __mcp_sh,
+# __mcp_st, __mcp_tx, __mcp_js. Fields are cut from the front with short patterns and the
+# last by length: bash's ${x#*pattern} is quadratic in the length it removes.
+__mcp_find() {
+  builtin local l
+  for l in "${__mcp_inputs[@]}"; do
+    if [[ $l != "$1"$'\t'* ]]; then builtin continue; fi
+    l=${l:${#1}+1}
+    __mcp_sh=${l%%$'\t'*}; l=${l:${#__mcp_sh}+1}
+    __mcp_st=${l%%$'\t'*}; l=${l:${#__mcp_st}+1}
+    __mcp_tx=${l%%$'\t'*}; __mcp_js=${l:${#__mcp_tx}+1}
+    builtin return 0
+  done
+  builtin return 1
+}
+# __mcp_ask_line KEY KIND FIELDS...: the ask line, fields escaped (\\ \n \t).
+__mcp_ask_line() {
+  builtin local b='\' f line="ask"
+  for f in "$@"; do
+    f=${f//"$b"/"$b$b"}; f=${f//$'\n'/"$b"n}; f=${f//$'\t'/"$b"t}
+    line+=$'\t'"$f"
+  done
+  { builtin printf '%s\n' "$line"; } 2>/dev/null >&4 || builtin true
+}
+# Ends the run: the process group is the call's own (the host also ends what escaped it).
+__mcp_end_round() {
+  builtin kill -s KILL 0 2>/dev/null || builtin true
+  builtin exit 75
+}
 __mcp_fail() { builtin printf '%s: %s\n' "$__mcp_h" "$1" >&2 || builtin true; }
 # The annotation options at the front of "$@": __mcp_a gets them as the channel writes
 # them, __mcp_n how many words they took.
@@ -179,14 +340,31 @@ __mcp_posix=$SHELLOPTS __mcp_shopts=$BASHOPTS
 POSIXLY_CORRECT=y
 unset -f builtin
 # fd 3 closed without a call: the host no longer needs us.
-if ! IFS= TMOUT= builtin read -r __mcp_function <&3; then exit 0; fi
-__mcp_args=$(< /dev/fd/5)
+if ! IFS=' ' TMOUT= builtin read -r __mcp_function __mcp_caps __mcp_n __mcp_mode <&3; then exit 0; fi
+__mcp_inputs=() __mcp_pending=0 __mcp_json=0 __mcp_reply=
+if [[ ${__mcp_n:-0} == 0 ]]; then
+  __mcp_args=$(< /dev/fd/5)
+elif ! { IFS= builtin read -r __mcp_args && builtin mapfile -t __mcp_inputs; } </dev/fd/5; then
+  exit 70
+fi
+if [[ $__mcp_mode == wait ]]; then exec {__mcp_reply}<&3; fi
 exec 3<&- 5<&-
 if [[ :$__mcp_posix: != *:posix:* ]]; then
   unset POSIXLY_CORRECT
   builtin shopt -u inherit_errexit expand_aliases
   if [[ :$__mcp_shopts: == *:inherit_errexit:* ]]; then builtin shopt -s inherit_errexit; fi
   if [[ :$__mcp_shopts: == *:expand_aliases:* ]]; then builtin shopt -s expand_aliases; fi
+fi
+# @confirm (tool_launch.h): the user accepts the message before the function runs.
+if [[ ${__mcp_inputs[0]-} == '!confirm'$'\t'* ]]; then
+  __mcp_h=@confirm
+  builtin printf -v __mcp_m '%b' "${__mcp_inputs[0]#'!confirm'$'\t'}"
+  if __mcp_asking confirm mcp-shell-host:confirm "$__mcp_m"; then __mcp_r=0; else __mcp_r=$?; fi
+  if ((__mcp_r == 3)); then __mcp_end_round; fi
+  if ((__mcp_r != 0)) || [[ $__mcp_st != 0 ]]; then
+    builtin printf 'The user did not confirm, so %s did not run.\n' "${__mcp_function#tool_}"
+    builtin exit 1
+  fi
 fi
 "$__mcp_function" "$__mcp_args"
 })BASH";

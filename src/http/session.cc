@@ -261,7 +261,7 @@ void Session::respond_accepted() {
 
 int Session::deliver(ExchangeConnection& from, std::string line, const mcp::Outgoing& what) {
   if (state_ != State::kPending || exchange_.get() != &from) return 0;
-  if (what.kind == mcp::Outgoing::Kind::kNotification) {
+  if (what.kind != mcp::Outgoing::Kind::kResponse) {
     if (!accept_.sse) return 0;  // the client takes JSON only: it cannot hear notifications
     if (output_bytes_ > context_.options.max_buffered) {
       client_gone("the client is not reading its event stream");

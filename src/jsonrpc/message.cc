@@ -145,8 +145,15 @@ Message classify(std::shared_ptr<rapidjson::Document> doc, bool too_deep) {
 
   auto method_it = doc->FindMember("method");
   const bool has_method = method_it != doc->MemberEnd();
-  if (!has_method && (doc->HasMember("result") || doc->HasMember("error")))
-    return ignored("a response, but this server sends no requests");
+  if (!has_method && (doc->HasMember("result") || doc->HasMember("error"))) {
+    if (!has_id) return ignored("a response without an id");
+    if (too_deep) return ignored("a response nested too deeply");
+    Message m;
+    m.kind = Message::Kind::kResponse;
+    m.id = std::move(id);
+    m.document = std::move(doc);
+    return m;
+  }
   if (!has_id && has_method) {
     // A notification: whatever is wrong with it, it is never answered.
     auto v = doc->FindMember("jsonrpc");

@@ -9,7 +9,9 @@
 //    "params" not an object)              -> kError with that id
 //  - no id and a method                    -> kNotification (never answered, even if
 //    its envelope is bad: kIgnored then)
-//  - a response (result/error, no method)  -> kIgnored: the host sends no requests
+//  - a response (result/error, no method)  -> kResponse with its id and document (the
+//    host's own requests to the client, e.g. elicitation/create, are answered so);
+//    without an id, or nested too deeply, kIgnored
 //  - nested deeper than 256 arrays/objects -> kError -32600 with the id, if its top-level
 //    id can be read (the DOM and its users recurse per level). The depth is known before
 //    anything is built: the work and memory a line costs stay proportional to its size.
@@ -38,7 +40,7 @@ struct RequestId {
 };
 
 struct Message {
-  enum class Kind { kRequest, kNotification, kError, kIgnored };
+  enum class Kind { kRequest, kNotification, kResponse, kError, kIgnored };
   Kind kind = Kind::kIgnored;
   std::optional<RequestId> id;
   std::string method;

@@ -6,6 +6,8 @@
 #include <memory>
 #include <optional>
 
+#include "asking/asks.h"
+#include "asking/round_state.h"
 #include "execution/runner.h"
 #include "execution/tool_launch.h"
 #include "jsonrpc/message.h"
@@ -38,7 +40,7 @@ struct ProgressState {
 // Which method a Call answers; its answer is shaped accordingly.
 enum class CallKind { kTool, kResource, kPrompt, kCompletion };
 
-struct Call {
+struct Call : std::enable_shared_from_this<Call> {
   ConnectionPtr connection;
   Exchange exchange;  // exchange.id is set
   CallKind kind = CallKind::kTool;
@@ -52,6 +54,14 @@ struct Call {
   std::optional<execution::RunId> run;  // set once started
   bool cancelled = false;               // never answered from then on
   ToolContent content;                  // blocks sent on the side channel, in order
+  // Asking (MCP 2026-07-28 input requests): the request this run answers and the answers
+  // it runs with; the questions it asked that have no answer yet, in order, one per key;
+  // a mistake in one of them (the tool's: a bad schema), which fails the call instead.
+  asking::RoundBinding round;
+  asking::Answers answers;
+  std::vector<asking::Ask> asks;
+  std::string ask_mistake;
+  std::string confirm;  // @confirm's message, filled in: asked before the tool runs
 
   CallKey key() const { return {connection.get(), *exchange.id}; }
   // Who runs, for logs: the tool's name, or the function (resource_x, prompt_x, ...).

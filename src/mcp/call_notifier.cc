@@ -13,6 +13,37 @@ std::string tag(const Call& call) {
 }
 }  // namespace
 
+// A question joins the call's asks (the first for each key counts); a malformed one is the
+// tool's mistake and fails the call.
+std::optional<asking::Ask> CallNotifier::ask_of(const execution::AskEvent& e, std::string& why) {
+  auto kind = asking::ask_kind(e.kind);
+  if (!kind || !asking::valid_key(e.key)) {
+    why = "an ask line with kind \"" + e.kind.substr(0, 16) + "\" and key \"" +
+          e.key.substr(0, 64) + "\" (write questions with mcp_elicit and the like)";
+    return std::nullopt;
+  }
+  asking::Ask ask{e.key, *kind, e.first, "", "", ""};
+  if (*kind == asking::AskKind::kSample) {
+    ask.system = e.second;
+    ask.max_tokens = e.third;
+  } else {
+    ask.schema_json = e.second;
+  }
+  return ask;
+}
+
+void CallNotifier::take_ask(Call& call, const execution::AskEvent& e) {
+  std::string why;
+  auto ask = ask_of(e, why);
+  if (!ask) {
+    if (call.ask_mistake.empty()) call.ask_mistake = why;
+    return;
+  }
+  for (const auto& a : call.asks)
+    if (a.key == ask->key) return;
+  call.asks.push_back(std::move(*ask));
+}
+
 void CallNotifier::on_event(Call& call, const execution::ChannelEvent& event,
                             Clock::time_point now) {
   const RequestMeta& meta = call.exchange.meta;
@@ -29,6 +60,8 @@ void CallNotifier::on_event(Call& call, const execution::ChannelEvent& event,
     if (call.content.oversized == 1)  // once per call: a tool may send many
       log_.warning(tag(call) + "a " + o->kind + " block of " + std::to_string(o->bytes) +
                    " bytes was dropped: over the output limit");
+  } else if (auto* q = std::get_if<execution::AskEvent>(&event)) {
+    take_ask(call, *q);
   } else if (auto* p = std::get_if<execution::ProgressEvent>(&event)) {
     if (!meta.progress_token_json) return;  // the client did not ask
     if (call.progress.sent && p->progress <= call.progress.last) {

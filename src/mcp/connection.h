@@ -28,11 +28,14 @@ struct LegacySession {
   std::string version;
   std::optional<LogLevel> log_level;  // logging/setLevel
   std::string client_name;            // clientInfo.name, for the audit
+  // What initialize said the client can answer, as RequestMeta::client_capabilities.
+  std::string client_capabilities;
 };
 
 // What a line given to Connection::send is.
 struct Outgoing {
-  enum class Kind { kNotification, kResponse };
+  // kRequest: the host's own request to the client (elicitation/create and the like).
+  enum class Kind { kNotification, kResponse, kRequest };
   Kind kind = Kind::kResponse;
   std::optional<int> error_code;  // a JSON-RPC error response: its code
 };

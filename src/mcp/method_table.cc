@@ -37,6 +37,7 @@ RequestMeta legacy_meta(const rapidjson::Value* params, const LegacySession& ses
   meta.protocol_version = session.version;
   meta.log_level = session.log_level;
   meta.client_name = session.client_name;
+  meta.client_capabilities = session.client_capabilities;
   if (params) {
     auto m = params->FindMember("_meta");
     if (m != params->MemberEnd() && m->value.IsObject()) {

@@ -1,6 +1,8 @@
 #include "mcp/protocol_core.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <random>
 
 #include "diagnostics/log.h"
 #include "jsonrpc/error_codes.h"
@@ -31,17 +33,28 @@ ProtocolCore::ProtocolCore(const discovery::Catalog& catalog, execution::CallRun
       notifier_(log),
       // The hooks reach this core; they live in the scheduler's state, which this core
       // owns and the runner's callbacks only reference weakly.
-      scheduler_(
-          runner, options_.max_concurrency, options_.heartbeat, time,
-          SchedulerHooks{
-              [this](Call& c, execution::Outcome o) { finished(c, std::move(o)); },
-              [this](Call& c, const char* why) { cancelled(c.exchange, *c.connection, why); },
-              [this](Call& c, const execution::ChannelEvent& e) {
-                notifier_.on_event(c, e, time_.now());
-              },
-              [this](Call& c, std::string line) { notifier_.on_stderr_line(c, line); },
-              [this](Call& c) { notifier_.heartbeat(c, time_.now()); },
-          }) {}
+      scheduler_(runner, options_.max_concurrency, options_.heartbeat, time,
+                 SchedulerHooks{
+                     [this](Call& c, execution::Outcome o) { finished(c, std::move(o)); },
+                     [this](Call& c, const char* why) {
+                       forget_asks(c);
+                       cancelled(c.exchange, *c.connection, why);
+                     },
+                     [this](Call& c, const execution::ChannelEvent& e) {
+                       if (auto* q = std::get_if<execution::AskEvent>(&e); q && c.launch.replies)
+                         return ask_client(c, *q);
+                       notifier_.on_event(c, e, time_.now());
+                     },
+                     [this](Call& c, std::string line) { notifier_.on_stderr_line(c, line); },
+                     [this](Call& c) { notifier_.heartbeat(c, time_.now()); },
+                 }) {
+  if (!options_.sealer)
+    options_.sealer = std::make_shared<const asking::StateSealer>(asking::StateSealer::random());
+  std::random_device random;
+  char hex[20];
+  std::snprintf(hex, sizeof hex, "%08x%08x", random(), random());
+  ask_id_prefix_ = std::string("mcp-shell-host-") + hex + "-";
+}
 
 // ---- the answer path --------------------------------------------------------------------
 
@@ -67,6 +80,8 @@ void ProtocolCore::unanswered(const Exchange& x, AuditRecord facts) {
 }
 
 void ProtocolCore::finished(Call& call, execution::Outcome outcome) {
+  forget_asks(call);
+  if (answer_asks(call, outcome)) return;
   if (call.kind != CallKind::kTool) return finished_function(call, std::move(outcome));
   ShapedResult shaped =
       shape_tool_result(call.tool->entry.name, outcome, call.launch.limits,
@@ -137,6 +152,9 @@ Handled ProtocolCore::handle(const ConnectionPtr& from, std::string line) {
       return Handled::kAnswered;
     case Message::Kind::kNotification:
       on_notification(from, m);
+      return Handled::kNoResponse;
+    case Message::Kind::kResponse:
+      on_response(from, m);
       return Handled::kNoResponse;
     case Message::Kind::kRequest:
       break;
@@ -271,6 +289,12 @@ void ProtocolCore::handle_initialize(Request& r) {
     if (name != info->value.MemberEnd() && name->value.IsString())
       session.client_name = name->value.GetString();
   }
+  if (auto caps = params->FindMember("capabilities");
+      caps != params->MemberEnd() && caps->value.IsObject())
+    for (const char* name : {"elicitation", "sampling", "roots"})
+      if (caps->value.HasMember(name))
+        session.client_capabilities +=
+            (session.client_capabilities.empty() ? "" : ",") + std::string(name);
   r.exchange.meta.protocol_version = chosen;
   r.exchange.meta.client_name = session.client_name;
   r.from->legacy = std::move(session);
@@ -317,16 +341,22 @@ void ProtocolCore::handle_tools_call(Request& r) {
                   std::move(facts));
   }
   auto& plan = std::get<CallPlan>(taken);
+  auto call = std::make_shared<Call>();
+  const rapidjson::Value* arguments = nullptr;
+  if (auto it = r.params->FindMember("arguments"); it != r.params->MemberEnd())
+    arguments = &it->value;
+  if (!open_round(r, *call, plan.tool->entry.name, arguments)) return;
+  call->confirm = confirmation(plan.tool->entry, arguments);
   // The arguments are serialized into the plan: the parsed line (as large as the payload)
   // goes now rather than when the request is done with.
   r.params = nullptr;
   r.document.reset();
-  auto call = std::make_shared<Call>();
   call->connection = r.from;
   call->exchange = std::move(r.exchange);
   call->tool = plan.tool;
   call->offering = offering_;
   call->launch = std::move(plan.launch);
+  give_inputs(*call);
   scheduler_.submit(std::move(call));
   warm_once();
 }

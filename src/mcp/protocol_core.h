@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "asking/sealed_state.h"
 #include "discovery/catalog.h"
 #include "execution/call_runner.h"
 #include "execution/launch_spec.h"
@@ -47,6 +48,12 @@ struct CoreOptions {
   std::size_t page_size = Offering::kDefaultPageSize;
   // Directories published as read-only resources (--resource-dir).
   std::vector<std::string> resource_dirs;
+  // Seals the requestState of input_required results (--state-key-file; a random key
+  // when null), and how long such a state stays good.
+  std::shared_ptr<const asking::StateSealer> sealer;
+  std::chrono::seconds state_ttl{3600};
+  // Tools annotated destructiveHint ask the user to confirm, as if they said @confirm.
+  bool confirm_destructive = false;
 };
 
 // What handle() did with a line, for transports that answer every message (HTTP: 202 for
@@ -135,6 +142,23 @@ class ProtocolCore {
   void refuse_headers(Connection& to, Exchange& x, const HeaderRefusal& no);
   static LegacySession stateless_session(const std::string& version);
   void finished(Call& call, execution::Outcome outcome);
+  // Asking (input_rounds.cc). open_round reads a request's inputResponses and
+  // requestState into the call (refusing, and returning false, when they do not hold);
+  // give_inputs hands what the call may know to its launch; answer_asks answers a run
+  // that asked something (true) or says it did not (false).
+  bool open_round(Request& r, Call& call, const std::string& target,
+                  const rapidjson::Value* arguments);
+  void give_inputs(Call& call) const;
+  // What the user must accept before `tool` runs with `arguments` ("" for nothing).
+  std::string confirmation(const discovery::ToolEntry& tool,
+                           const rapidjson::Value* arguments) const;
+  bool answer_asks(Call& call, const execution::Outcome& outcome);
+  // The legacy era (a call with ToolLaunch::replies): a question becomes the host's own
+  // request to the client; its response, the answer the waiting tool reads.
+  void ask_client(Call& call, const execution::AskEvent& e);
+  void on_response(const ConnectionPtr& from, const jsonrpc::Message& m);
+  // The call ended: its requests still unanswered are cancelled (notifications/cancelled).
+  void forget_asks(const Call& call);
 
   execution::CallRunner& runner_;
   CoreOptions options_;
@@ -145,7 +169,16 @@ class ProtocolCore {
   CallNotifier notifier_;
   Subscriptions subscriptions_;
   bool warm_wanted_ = false, warmed_ = false;
-  CallScheduler scheduler_;  // last: its hooks use the members above
+  // The host's requests to clients awaiting their response, by id (compact JSON).
+  struct PendingAsk {
+    std::weak_ptr<Call> call;
+    std::string key;
+    asking::AskKind kind;
+  };
+  std::map<std::string, PendingAsk> pending_asks_;
+  std::uint64_t asks_sent_ = 0;
+  std::string ask_id_prefix_;  // random per host: ids a client cannot guess
+  CallScheduler scheduler_;    // last: its hooks use the members above
 };
 
 }  // namespace mcpsh::mcp

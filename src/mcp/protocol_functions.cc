@@ -260,6 +260,10 @@ void ProtocolCore::submit_function(Request& r, std::shared_ptr<Call> call,
                                    std::string arguments_json,
                                    std::optional<std::chrono::milliseconds> timeout,
                                    const execution::Confinement& confinement) {
+  // A resource is named by its URI alone; a prompt's arguments are part of the request.
+  if (!open_round(r, *call, r.exchange.tool,
+                  call->kind == CallKind::kPrompt ? member(r.params, "arguments") : nullptr))
+    return;
   r.params = nullptr;
   r.document.reset();
   call->connection = r.from;
@@ -267,6 +271,7 @@ void ProtocolCore::submit_function(Request& r, std::shared_ptr<Call> call,
   call->exchange = std::move(r.exchange);
   call->launch = {script, function, std::move(arguments_json), options_.limits, confinement};
   if (timeout) call->launch.limits.timeout = *timeout;
+  give_inputs(*call);
   scheduler_.submit(std::move(call));
 }
 

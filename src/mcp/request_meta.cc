@@ -67,6 +67,10 @@ std::variant<RequestMeta, MetaError> read_request_meta(const rapidjson::Value* p
   if (!caps->IsObject())
     return invalid(std::string("params._meta[\"") + kCapabilitiesKey + "\"] must be an object");
 
+  for (const char* name : {"elicitation", "sampling", "roots"})
+    if (caps->HasMember(name))
+      out.client_capabilities += (out.client_capabilities.empty() ? "" : ",") + std::string(name);
+
   if (!is_modern_version(out.protocol_version))
     return MetaError{jsonrpc::kUnsupportedProtocolVersion,
                      "Unsupported protocol version: " + out.protocol_version, out.protocol_version};

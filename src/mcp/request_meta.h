@@ -18,6 +18,9 @@ struct RequestMeta {
   std::string client_name;            // from clientInfo, "" if absent
   std::optional<LogLevel> log_level;  // notifications/message only when set
   std::optional<std::string> progress_token_json;  // compact JSON (string or integer)
+  // What a modern client declared it can answer, of elicitation, sampling and roots, as
+  // a comma-separated list in that order ("" = none; legacy requests: always "").
+  std::string client_capabilities;
 };
 
 struct MetaError {

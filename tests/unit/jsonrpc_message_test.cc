@@ -107,10 +107,10 @@ const Case kCases[] = {
      Kind::kIgnored},
     {"NotificationParamsScalarIgnored", R"({"jsonrpc":"2.0","method":"n","params":3})",
      Kind::kIgnored},
-    // Responses: the host sends no requests, so they are ignored.
-    {"ResultResponseIgnored", R"({"jsonrpc":"2.0","id":1,"result":{}})", Kind::kIgnored},
-    {"ErrorResponseIgnored", R"({"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"m"}})",
-     Kind::kIgnored},
+    // Responses (to the host's own requests) keep their id; without one they are ignored.
+    {"ResultResponse", R"({"jsonrpc":"2.0","id":1,"result":{}})", Kind::kResponse, 0, "1"},
+    {"ErrorResponse", R"({"jsonrpc":"2.0","id":"a","error":{"code":-1,"message":"m"}})",
+     Kind::kResponse, 0, "\"a\""},
     {"ResponseWithoutIdIgnored", R"({"jsonrpc":"2.0","result":{}})", Kind::kIgnored},
     // Requests, with every shape of valid id kept as its JSON text.
     {"IntegerId", R"({"jsonrpc":"2.0","id":42,"method":"tools/list"})", Kind::kRequest, 0, "42",

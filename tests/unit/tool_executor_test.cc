@@ -125,7 +125,7 @@ TEST(ToolExecutor, HandsTheCallOverThroughTheProcessesOwnFiles) {
   EXPECT_EQ(::lseek(spec.fd5, 0, SEEK_CUR), 0) << "the child reads its file from the start";
   EXPECT_EQ(read_all(spec.fd5), R"({"a":1})");
   // End of file after the name: the host's end of fd 3 is closed already.
-  EXPECT_EQ(read_all(spec.fd3), "tool_echo\n");
+  EXPECT_EQ(read_all(spec.fd3), "tool_echo - 0 end\n");
   EXPECT_TRUE(ends.outcomes.empty());
   Outcome o;
   o.ending = Ending::kExited;
@@ -194,7 +194,7 @@ TEST(ToolExecutor, AWarmProcessThatDiedUnderUsIsReplacedByAFreshOne) {
 
   executor.run(launch(), ends.callbacks());
   ASSERT_EQ(runner.started.size(), 2u);
-  EXPECT_EQ(read_all(runner.started[1].spec.fd3), "tool_echo\n");
+  EXPECT_EQ(read_all(runner.started[1].spec.fd3), "tool_echo - 0 end\n");
   Outcome died;
   died.ending = Ending::kExited;
   died.exit_code = 3;
