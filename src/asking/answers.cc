@@ -119,12 +119,12 @@ std::string shape_of_response(const std::string& json) {
 }
 
 std::string error_line(const std::string& key, std::string_view message) {
-  std::string out = key + "\terror\t1\t";
-  escape_into(out, message);
-  return out + "\t{}\n";
+  std::string escaped;
+  escape_into(escaped, message);
+  return key + "\terror\t1\t" + std::to_string(escaped.size()) + "\t" + escaped + "\t{}\n";
 }
 
-std::string end_line(const std::string& key) { return key + "\tend\t0\t\t{}\n"; }
+std::string end_line(const std::string& key) { return key + "\tend\t0\t0\t\t{}\n"; }
 
 std::string confirm_line(std::string_view message) {
   std::string out = "!confirm\t";
@@ -190,7 +190,11 @@ std::string tool_input_lines(const Answers& answers, std::size_t& count) {
     out += '\t';
     out += status;
     out += '\t';
-    escape_into(out, text);
+    std::string escaped;
+    escape_into(escaped, text);
+    out += std::to_string(escaped.size());
+    out += '\t';
+    out += escaped;
     out += '\t';
     escape_into(out, json);
     out += '\n';

@@ -26,13 +26,15 @@ struct AnswerProblem {
 std::variant<Answers, AnswerProblem> read_input_responses(const rapidjson::Value* responses);
 
 // One line per answer, for the tool's bootstrap (execution/tool_launch.cc):
-//   KEY <TAB> SHAPE <TAB> STATUS <TAB> TEXT <TAB> JSON
+//   KEY <TAB> SHAPE <TAB> STATUS <TAB> LENGTH <TAB> TEXT <TAB> JSON
 // SHAPE is elicit, sample or roots; STATUS 0 (accept, or any sampling or roots answer),
 // 1 (decline) or 2 (cancel); TEXT what the helper prints (an elicitation's content as
 // JSON, a sampling reply's text, the roots' URIs one per line); JSON the whole response.
 // TEXT and JSON are escaped for bash's `printf %b`: backslash, newline, tab and other
 // control bytes are written as \\, \n, \t and \xHH, so a line holds no TAB or newline of
-// its own. Lines end with "\n"; `count` gets their number.
+// its own. LENGTH is TEXT's length in bytes (as escaped): bash cuts TEXT by it, since
+// splitting a long string at a TAB costs bash time quadratic in its length. Lines end with
+// "\n"; `count` gets their number.
 std::string tool_input_lines(const Answers& answers, std::size_t& count);
 // The shape tool_input_lines gives a response: "elicit", "sample", "roots", or "" for none.
 std::string shape_of_response(const std::string& json);

@@ -17,7 +17,8 @@ void write_canonical(const rapidjson::Value& v, Writer& w) {
   if (v.IsObject()) {
     std::vector<const rapidjson::Value::Member*> members;
     for (const auto& m : v.GetObject()) members.push_back(&m);
-    std::sort(members.begin(), members.end(), [](const auto* a, const auto* b) {
+    // Stable: duplicate names keep their order (the tool's jq takes the last one).
+    std::stable_sort(members.begin(), members.end(), [](const auto* a, const auto* b) {
       return std::string_view(a->name.GetString(), a->name.GetStringLength()) <
              std::string_view(b->name.GetString(), b->name.GetStringLength());
     });

@@ -168,7 +168,10 @@ std::uint64_t ContentEvent::decoded_size() const {
 
 bool is_content_line(std::string_view line) {
   auto tab = line.find('\t');
-  return tab != std::string_view::npos && content_kind(line.substr(0, tab)).has_value();
+  if (tab == std::string_view::npos) return false;
+  // A question is passed whole or not at all (a prompt may hold a file): cut, it would ask
+  // something else; dropped after chatty logs, the call would end with no question.
+  return line.substr(0, tab) == "ask" || content_kind(line.substr(0, tab)).has_value();
 }
 
 ContentAnnotations parse_annotations(std::string_view text, std::string& problem) {

@@ -102,7 +102,8 @@ std::optional<ChannelEvent> parse_channel_line(std::string_view line);
 std::optional<ChannelEvent> take_channel_line(std::string line);
 
 // True when `line` starts with a content kind and a TAB (image, audio, resource,
-// resource_link): such lines are bounded by the output limit, not the channel's cap.
+// resource_link, text) or is an ask line: such lines are bounded by the output limit, not
+// the channel's cap (an ask line over it becomes too_large, kind "ask").
 bool is_content_line(std::string_view line);
 
 // Annotations as the helpers write them; on failure `problem` says why and the result is

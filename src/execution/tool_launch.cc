@@ -250,32 +250,40 @@ __mcp_await() {
   __mcp_end_round
 }
 # __mcp_find KEY: the answer line to KEY (asking::tool_input_lines) into __mcp_sh,
-# __mcp_st, __mcp_tx, __mcp_js. Fields are cut from the front with short patterns and the
-# last by length: bash's ${x#*pattern} is quadratic in the length it removes.
+# __mcp_st, __mcp_tx, __mcp_js. In bytes (LC_ALL=C); the short fields are cut at their
+# TAB, TEXT by its LENGTH (cutting a long string at a TAB is quadratic in bash); `test`,
+# not [[ ]], so that nocasematch cannot make keys match in any case.
 __mcp_find() {
-  builtin local l
+  builtin local LC_ALL=C l n
   for l in "${__mcp_inputs[@]}"; do
-    if [[ $l != "$1"$'\t'* ]]; then builtin continue; fi
+    if builtin test "${l:0:${#1}+1}" != "$1"$'\t'; then builtin continue; fi
     l=${l:${#1}+1}
     __mcp_sh=${l%%$'\t'*}; l=${l:${#__mcp_sh}+1}
     __mcp_st=${l%%$'\t'*}; l=${l:${#__mcp_st}+1}
-    __mcp_tx=${l%%$'\t'*}; __mcp_js=${l:${#__mcp_tx}+1}
+    n=${l%%$'\t'*}; l=${l:${#n}+1}
+    __mcp_tx=${l:0:n}; __mcp_js=${l:n+1}
     builtin return 0
   done
   builtin return 1
 }
-# __mcp_ask_line KEY KIND FIELDS...: the ask line, fields escaped (\\ \n \t).
+# __mcp_ask_line KEY KIND FIELDS...: the ask line, fields escaped (\\ \n \t) byte by byte
+# (LC_ALL=C: as the host reads them, and linear; a multibyte locale makes each
+# replacement rescan the rest of the string).
 __mcp_ask_line() {
-  builtin local b='\' f line="ask"
+  builtin local LC_ALL=C b='\' f line="ask"
   for f in "$@"; do
     f=${f//"$b"/"$b$b"}; f=${f//$'\n'/"$b"n}; f=${f//$'\t'/"$b"t}
     line+=$'\t'"$f"
   done
   { builtin printf '%s\n' "$line"; } 2>/dev/null >&4 || builtin true
 }
-# Ends the run: the process group is the call's own (the host also ends what escaped it).
+# Ends the run. From the tool's own shell by exit, so that its EXIT trap cleans up (the
+# host then ends the rest of the process group); from a $( ), a pipeline or a background
+# job by SIGKILL to the whole group (the leader's: `set -m` gives jobs groups of their own),
+# so that the tool cannot go on without its answer.
 __mcp_end_round() {
-  builtin kill -s KILL 0 2>/dev/null || builtin true
+  if [[ $BASHPID == "$__mcp_leader" ]]; then builtin exit 75; fi
+  builtin kill -s KILL -- "-$__mcp_leader" 2>/dev/null || builtin kill -s KILL 0 2>/dev/null || builtin true
   builtin exit 75
 }
 __mcp_fail() { builtin printf '%s: %s\n' "$__mcp_h" "$1" >&2 || builtin true; }
@@ -341,7 +349,7 @@ POSIXLY_CORRECT=y
 unset -f builtin
 # fd 3 closed without a call: the host no longer needs us.
 if ! IFS=' ' TMOUT= builtin read -r __mcp_function __mcp_caps __mcp_n __mcp_mode <&3; then exit 0; fi
-__mcp_inputs=() __mcp_pending=0 __mcp_json=0 __mcp_reply=
+__mcp_inputs=() __mcp_pending=0 __mcp_json=0 __mcp_reply= __mcp_leader=$$
 if [[ ${__mcp_n:-0} == 0 ]]; then
   __mcp_args=$(< /dev/fd/5)
 elif ! { IFS= builtin read -r __mcp_args && builtin mapfile -t __mcp_inputs; } </dev/fd/5; then

@@ -55,6 +55,7 @@ struct CallScheduler::State : std::enable_shared_from_this<State> {
     // The runner has handed the arguments over; the call outlives its process (until its
     // answer is sent), and a large payload should not live that long.
     std::string().swap(call->launch.arguments_json);
+    std::string().swap(call->launch.inputs);
     arm_heartbeat();
   }
 

@@ -163,6 +163,7 @@ bool ProtocolCore::answer_asks(Call& call, const execution::Outcome& outcome) {
   const auto expires = unix_now() + options_.state_ttl.count();
   const std::string state = asking::seal_round(call.round, call.answers, *options_.sealer, expires);
   result.AddMember("requestState", rapidjson::Value(state.c_str(), a), a);
+  call.offering->profile.add_server_info(result);
   facts.outcome = "input_required";
   answer(*call.connection, x, jsonrpc::result_line(*x.id, result), std::move(facts));
   return true;
@@ -190,8 +191,9 @@ void ProtocolCore::ask_client(Call& call, const execution::AskEvent& e) {
   const char* capability = asking::capability_of(ask->kind);
   if (!declared(call.exchange.meta.client_capabilities, capability))
     return end(ask->key == kConfirmKey
-                   ? call.label() + " runs only once the user confirms, and this client cannot "
-                                    "ask the user (it did not declare the elicitation capability)"
+                   ? call.label() +
+                         " runs only once the user confirms, and this client cannot "
+                         "ask the user (it did not declare the elicitation capability)"
                    : call.label() + " needs the client's " + capability +
                          " capability, which this client did not declare");
   rapidjson::Document request(rapidjson::kObjectType);
@@ -248,6 +250,14 @@ void ProtocolCore::on_response(const ConnectionPtr& from, const jsonrpc::Message
       call->ask_mistake = "the answer to \"" + pending.key + "\" does not fit the tool's pipe";
     runner_.reply(*call->run, asking::end_line(pending.key));
   }
+}
+
+void ProtocolCore::question_too_large(Call& call, std::uint64_t bytes) {
+  if (call.ask_mistake.empty())
+    call.ask_mistake = "a question of " + std::to_string(bytes) +
+                       " bytes is over the output limit (--max-output); ask with less";
+  // A waiting tool reads a line that is no answer to it, and its run ends.
+  if (call.launch.replies && call.run) runner_.reply(*call.run, asking::end_line("-"));
 }
 
 void ProtocolCore::forget_asks(const Call& call) {

@@ -43,6 +43,9 @@ ProtocolCore::ProtocolCore(const discovery::Catalog& catalog, execution::CallRun
                      [this](Call& c, const execution::ChannelEvent& e) {
                        if (auto* q = std::get_if<execution::AskEvent>(&e); q && c.launch.replies)
                          return ask_client(c, *q);
+                       if (auto* o = std::get_if<execution::OversizedContentEvent>(&e);
+                           o && o->kind == "ask")
+                         return question_too_large(c, o->bytes);
                        notifier_.on_event(c, e, time_.now());
                      },
                      [this](Call& c, std::string line) { notifier_.on_stderr_line(c, line); },
@@ -287,14 +290,10 @@ void ProtocolCore::handle_initialize(Request& r) {
       info != params->MemberEnd() && info->value.IsObject()) {
     auto name = info->value.FindMember("name");
     if (name != info->value.MemberEnd() && name->value.IsString())
-      session.client_name = name->value.GetString();
+      session.client_name.assign(name->value.GetString(), name->value.GetStringLength());
   }
-  if (auto caps = params->FindMember("capabilities");
-      caps != params->MemberEnd() && caps->value.IsObject())
-    for (const char* name : {"elicitation", "sampling", "roots"})
-      if (caps->value.HasMember(name))
-        session.client_capabilities +=
-            (session.client_capabilities.empty() ? "" : ",") + std::string(name);
+  if (auto caps = params->FindMember("capabilities"); caps != params->MemberEnd())
+    session.client_capabilities = answerable_capabilities(caps->value);
   r.exchange.meta.protocol_version = chosen;
   r.exchange.meta.client_name = session.client_name;
   r.from->legacy = std::move(session);

@@ -159,6 +159,8 @@ class ProtocolCore {
   void on_response(const ConnectionPtr& from, const jsonrpc::Message& m);
   // The call ended: its requests still unanswered are cancelled (notifications/cancelled).
   void forget_asks(const Call& call);
+  // A question over the output limit (the runner passed only its size): the call fails.
+  void question_too_large(Call& call, std::uint64_t bytes);
 
   execution::CallRunner& runner_;
   CoreOptions options_;

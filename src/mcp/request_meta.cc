@@ -41,6 +41,21 @@ bool has_modern_meta(const rapidjson::Value* params) {
   return modern_meta_version(params) != nullptr;
 }
 
+std::string answerable_capabilities(const rapidjson::Value& capabilities) {
+  std::string out;
+  if (!capabilities.IsObject()) return out;
+  for (const char* name : {"elicitation", "sampling", "roots"}) {
+    auto it = capabilities.FindMember(name);
+    if (it == capabilities.MemberEnd() || !it->value.IsObject()) continue;
+    // Elicitation modes (2025-11-25 on): {} means form; else "form" must be there.
+    if (std::string_view(name) == "elicitation" && it->value.MemberCount() > 0 &&
+        !it->value.HasMember("form"))
+      continue;
+    out += (out.empty() ? "" : ",") + std::string(name);
+  }
+  return out;
+}
+
 std::variant<RequestMeta, MetaError> read_request_meta(const rapidjson::Value* params) {
   const rapidjson::Value* meta = nullptr;
   if (params) {
@@ -67,9 +82,7 @@ std::variant<RequestMeta, MetaError> read_request_meta(const rapidjson::Value* p
   if (!caps->IsObject())
     return invalid(std::string("params._meta[\"") + kCapabilitiesKey + "\"] must be an object");
 
-  for (const char* name : {"elicitation", "sampling", "roots"})
-    if (caps->HasMember(name))
-      out.client_capabilities += (out.client_capabilities.empty() ? "" : ",") + std::string(name);
+  out.client_capabilities = answerable_capabilities(*caps);
 
   if (!is_modern_version(out.protocol_version))
     return MetaError{jsonrpc::kUnsupportedProtocolVersion,
@@ -78,7 +91,7 @@ std::variant<RequestMeta, MetaError> read_request_meta(const rapidjson::Value* p
   if (const auto* info = field(kClientInfoKey); info && info->IsObject()) {
     auto name = info->FindMember("name");
     if (name != info->MemberEnd() && name->value.IsString())
-      out.client_name = name->value.GetString();
+      out.client_name.assign(name->value.GetString(), name->value.GetStringLength());
   }
   if (const auto* level = field(kLogLevelKey)) {
     if (!level->IsString() || !parse_log_level(level->GetString()))

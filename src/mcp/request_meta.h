@@ -29,6 +29,11 @@ struct MetaError {
   std::optional<std::string> requested;  // for -32022: data.requested
 };
 
+// What a client's capabilities object declares it can answer, of elicitation (form mode:
+// an empty object or one naming "form"), sampling and roots (objects), as
+// RequestMeta::client_capabilities.
+std::string answerable_capabilities(const rapidjson::Value& capabilities);
+
 // Whether params._meta names io.modelcontextprotocol/protocolVersion: the request is then
 // a modern one, whatever else its _meta holds.
 bool has_modern_meta(const rapidjson::Value* params);

@@ -113,8 +113,12 @@ void ServerProfileView::add_cache_hints(rapidjson::Document& result) const {
 
 void ServerProfileView::complete(rapidjson::Document& result, bool legacy) const {
   if (legacy) return;
+  result.AddMember("resultType", "complete", result.GetAllocator());
+  add_server_info(result);
+}
+
+void ServerProfileView::add_server_info(rapidjson::Document& result) const {
   auto& a = result.GetAllocator();
-  result.AddMember("resultType", "complete", a);
   rapidjson::Value meta(rapidjson::kObjectType);
   meta.AddMember("io.modelcontextprotocol/serverInfo", rapidjson::Value(server_info_value_, a), a);
   result.AddMember("_meta", meta, a);

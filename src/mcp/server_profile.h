@@ -55,6 +55,8 @@ class ServerProfileView {
   // Modern: adds resultType "complete" and _meta.serverInfo to a result object. Legacy
   // results carry neither (their revisions do not define them).
   void complete(rapidjson::Document& result, bool legacy) const;
+  // Modern: _meta.serverInfo alone (results whose resultType is another, input_required).
+  void add_server_info(rapidjson::Document& result) const;
 
  private:
   std::string server_info_;                // JSON object

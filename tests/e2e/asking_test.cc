@@ -280,13 +280,13 @@ TEST(Asking, WhatTheClientDidNotDeclareIsNeverAsked) {
 TEST(AskingExample, TheCleanUpShowsWhatItWillDeleteAndDeletesOnlyOnceConfirmed) {
   ScratchDir dir;
   for (const char* name : {"old-1.log", "old-2.log", "new.log"}) std::ofstream(dir / name) << "x";
-  ASSERT_EQ(std::system(("touch -d '10 days ago' " + dir / "old-1.log" + " " + dir / "old-2.log")
-                            .c_str()),
+  ASSERT_EQ(std::system(
+                ("touch -d '10 days ago' " + dir / "old-1.log" + " " + dir / "old-2.log").c_str()),
             0);
   HostProcess host({std::string(MCPSH_SOURCE_DIR) + "/tools/tidy.sh"});
   const std::string arguments = R"({"dir":")" + dir.path + R"(","olderThanDays":5})";
-  auto r1 = ask(host, asking_request("1", "tools/call", call_params("clean_old_files", arguments)),
-                "1");
+  auto r1 =
+      ask(host, asking_request("1", "tools/call", call_params("clean_old_files", arguments)), "1");
   const auto& requests = result(r1)["inputRequests"];
   ASSERT_TRUE(requests.IsObject() && requests.MemberCount() == 1) << compact(r1);
   const std::string key = requests.MemberBegin()->name.GetString();
@@ -294,18 +294,21 @@ TEST(AskingExample, TheCleanUpShowsWhatItWillDeleteAndDeletesOnlyOnceConfirmed) 
             "Delete these 2 files from " + dir.path + "?\n" + dir / "old-1.log" + "\n" +
                 dir / "old-2.log");
   const std::string state = field(result(r1), "requestState");
-  auto declined = ask(host,
-                      asking_request("2", "tools/call",
-                                     call_params("clean_old_files", arguments,
-                                                 R"({")" + key + R"(":{"action":"decline"}})", state)),
-                      "2");
-  EXPECT_EQ(result_text(declined), "Nothing deleted: the user did not confirm.") << compact(declined);
+  auto declined =
+      ask(host,
+          asking_request("2", "tools/call",
+                         call_params("clean_old_files", arguments,
+                                     R"({")" + key + R"(":{"action":"decline"}})", state)),
+          "2");
+  EXPECT_EQ(result_text(declined), "Nothing deleted: the user did not confirm.")
+      << compact(declined);
   EXPECT_TRUE(file_exists(dir / "old-1.log"));
-  auto accepted = ask(host,
-                      asking_request("3", "tools/call",
-                                     call_params("clean_old_files", arguments,
-                                                 R"({")" + key + R"(":{"action":"accept"}})", state)),
-                      "3");
+  auto accepted =
+      ask(host,
+          asking_request("3", "tools/call",
+                         call_params("clean_old_files", arguments,
+                                     R"({")" + key + R"(":{"action":"accept"}})", state)),
+          "3");
   EXPECT_EQ(result_text(accepted), "Deleted 2 files from " + dir.path + ".") << compact(accepted);
   EXPECT_FALSE(file_exists(dir / "old-1.log"));
   EXPECT_FALSE(file_exists(dir / "old-2.log"));
@@ -477,27 +480,28 @@ TEST(AskingConfirm, TheToolRunsOnlyOnceTheUserAccepted) {
   const std::string file = dir / "made";
   const std::string arguments = R"({"path":")" + file + "\"}";
   HostProcess host({script()});
-  auto r1 = ask(host, asking_request("1", "tools/call", call_params("create_file", arguments)), "1");
+  auto r1 =
+      ask(host, asking_request("1", "tools/call", call_params("create_file", arguments)), "1");
   ASSERT_EQ(field(result(r1), "resultType"), "input_required") << compact(r1);
   const auto& q = result(r1)["inputRequests"]["mcp-shell-host:confirm"];
   EXPECT_EQ(field(q["params"], "message"), "Create " + file + " ({missing} stays)?") << compact(r1);
   EXPECT_FALSE(file_exists(file)) << "the tool ran before the user said yes";
   const std::string state = field(result(r1), "requestState");
-  auto no = ask(host,
-                asking_request("2", "tools/call",
-                               call_params("create_file", arguments,
-                                           R"({"mcp-shell-host:confirm":{"action":"decline"}})",
-                                           state)),
-                "2");
+  auto no =
+      ask(host,
+          asking_request("2", "tools/call",
+                         call_params("create_file", arguments,
+                                     R"({"mcp-shell-host:confirm":{"action":"decline"}})", state)),
+          "2");
   EXPECT_TRUE(is_error_result(no)) << compact(no);
   EXPECT_EQ(result_text(no), "The user did not confirm, so create_file did not run.");
   EXPECT_FALSE(file_exists(file));
-  auto yes = ask(host,
-                 asking_request("3", "tools/call",
-                                call_params("create_file", arguments,
-                                            R"({"mcp-shell-host:confirm":{"action":"accept"}})",
-                                            state)),
-                 "3");
+  auto yes =
+      ask(host,
+          asking_request("3", "tools/call",
+                         call_params("create_file", arguments,
+                                     R"({"mcp-shell-host:confirm":{"action":"accept"}})", state)),
+          "3");
   EXPECT_EQ(result_text(yes), "created " + file) << compact(yes);
   EXPECT_TRUE(file_exists(file));
   // A client that cannot ask the user gets an isError saying so; the tool does not run.
@@ -549,6 +553,92 @@ TEST(AskingConfirm, AnOlderClientOnStdioIsAskedBeforeTheToolRuns) {
   EXPECT_TRUE(is_error_result(no)) << compact(no);
   EXPECT_NE(result_text(no).find("only once the user confirms"), std::string::npos) << compact(no);
   EXPECT_FALSE(file_exists(file + "2"));
+}
+
+// ---- robustness ------------------------------------------------------------------------
+
+TEST(AskingLimits, AQuestionArrivesWholeOrNotAtAll) {
+  HostProcess host({script()});
+  auto big =
+      ask(host, asking_request("1", "tools/call", call_params("big_question", R"({"size":70000})")),
+          "1");
+  const auto& params = result(big)["inputRequests"]["big"]["params"];
+  ASSERT_TRUE(params.IsObject()) << compact(big).substr(0, 300);
+  EXPECT_EQ(std::string(params["messages"][0]["content"]["text"].GetString()).size(), 70000u);
+  EXPECT_EQ(field(params, "systemPrompt"), "sys");
+  EXPECT_EQ(params["maxTokens"].GetInt(), 9);
+  HostProcess small({"--max-output", "64k", script()});
+  auto over = ask(
+      small, asking_request("1", "tools/call", call_params("big_question", R"({"size":200000})")),
+      "1");
+  EXPECT_TRUE(is_error_result(over)) << compact(over).substr(0, 300);
+  EXPECT_NE(result_text(over).find("over the output limit"), std::string::npos)
+      << compact(over).substr(0, 300);
+  // Logs past the side channel's cap do not crowd out the question.
+  auto chatty = ask(host, asking_request("2", "tools/call", call_params("chatty_then_asks")), "2");
+  EXPECT_EQ(field(result(chatty), "resultType"), "input_required")
+      << compact(chatty).substr(0, 300);
+}
+
+TEST(AskingLimits, ALargeAnswerIsReadInTime) {
+  HostProcess host({script()});
+  const std::string text(1000000, 'a');
+  auto d = ask(
+      host,
+      asking_request("1", "tools/call",
+                     call_params("big_answer", "{}",
+                                 R"({"big":{"role":"assistant","content":{"type":"text","text":")" +
+                                     text + R"("},"model":"m"}})")),
+      "1");
+  EXPECT_EQ(result_text(d), "1000000") << compact(d).substr(0, 300);
+}
+
+TEST(AskingShell, TheRoundRunsExitTrapsAndStopsJobsAndMatchesKeysExactly) {
+  ScratchDir dir;
+  const std::string arguments = R"({"dir":")" + dir.path + "\"}";
+  HostProcess host({script()});
+  auto trap =
+      ask(host, asking_request("1", "tools/call", call_params("cleans_up", arguments)), "1");
+  EXPECT_EQ(field(result(trap), "resultType"), "input_required") << compact(trap);
+  EXPECT_TRUE(wait_file(dir / "cleaned")) << "the EXIT trap did not run";
+  auto jobs =
+      ask(host, asking_request("2", "tools/call", call_params("job_control", arguments)), "2");
+  EXPECT_EQ(field(result(jobs), "resultType"), "input_required") << compact(jobs);
+  std::this_thread::sleep_for(200ms);
+  EXPECT_FALSE(file_exists(dir / "went-on")) << "the tool went on without its answer";
+  auto blind =
+      ask(host,
+          asking_request(
+              "3", "tools/call",
+              call_params("case_blind", "{}",
+                          R"({"Key":{"role":"assistant","content":{"type":"text","text":"x"}}})")),
+          "3");
+  EXPECT_EQ(field(result(blind), "resultType"), "input_required") << compact(blind);
+}
+
+TEST(AskingCapabilities, OnlyFormElicitationAndObjectsCount) {
+  HostProcess host({script()});
+  auto url_only = ask(host,
+                      asking_request("1", "tools/call", call_params("can"),
+                                     R"({"elicitation":{"url":{}},"sampling":null,"roots":{}})"),
+                      "1");
+  EXPECT_EQ(result_text(url_only), "elicitation: no\nsampling: no\nroots: yes")
+      << compact(url_only);
+  auto form = ask(host,
+                  asking_request("2", "tools/call", call_params("can"),
+                                 R"({"elicitation":{"form":{},"url":{}}})"),
+                  "2");
+  EXPECT_EQ(result_text(form), "elicitation: yes\nsampling: no\nroots: no") << compact(form);
+  auto refused =
+      ask(host,
+          asking_request("3", "tools/call", call_params("greet"), R"({"elicitation":{"url":{}}})"),
+          "3");
+  EXPECT_EQ(error_code(refused), kMissingCapability) << compact(refused);
+  // An input_required result names the server, as every modern result does.
+  auto r = ask(host, asking_request("4", "tools/call", call_params("greet")), "4");
+  EXPECT_TRUE(result(r).HasMember("_meta") &&
+              result(r)["_meta"].HasMember("io.modelcontextprotocol/serverInfo"))
+      << compact(r);
 }
 
 }  // namespace

@@ -88,22 +88,36 @@ TEST(Answers, LinesForBashHoldNoTabOrNewlineOfTheirOwn) {
   const std::string lines = tool_input_lines(answers, count);
   EXPECT_EQ(count, 4u);
   EXPECT_EQ(lines,
-            "c\telicit\t2\t{}\t{\"action\":\"cancel\"}\n"
-            "e\telicit\t0\t{\"a\":\"x\\\\ty\\\\\\\\z\"}\t"
+            "c\telicit\t2\t2\t{}\t{\"action\":\"cancel\"}\n"
+            "e\telicit\t0\t18\t{\"a\":\"x\\\\ty\\\\\\\\z\"}\t"
             "{\"action\":\"accept\",\"content\":{\"a\":\"x\\\\ty\\\\\\\\z\"}}\n"
-            "r\troots\t0\tfile:///a\\nfile:///b\t{\"roots\":[{\"uri\":\"file:///a\"},{\"uri\":"
+            "r\troots\t0\t20\tfile:///a\\nfile:///b\t{\"roots\":[{\"uri\":\"file:///a\"},{\"uri\":"
             "\"file:///b\"}]}\n"
-            "s\tsample\t0\t1\\n2\\n3\t" +
+            "s\tsample\t0\t7\t1\\n2\\n3\t" +
                 std::string(R"({"role":"assistant","content":[{"type":"text","text":"1\\n2"},)"
                             R"({"type":"image","data":"AA==","mimeType":"image/png"},)"
                             R"({"type":"text","text":"3"}]})") +
                 "\n");
+  EXPECT_EQ(error_line("k", "no\tway"), "k\terror\t1\t7\tno\\tway\t{}\n");
+  EXPECT_EQ(end_line("k"), "k\tend\t0\t0\t\t{}\n");
+  EXPECT_EQ(confirm_line("Delete a\\b?"), "!confirm\tDelete a\\\\b?\n");
+}
+
+TEST(Answers, PlaceholdersTakeTheArguments) {
+  auto args = json(R"({"path":"/tmp/a b","n":3,"o":{"x":true}})");
+  EXPECT_EQ(fill_placeholders("Delete {path} ({n} files, {o})? {missing} {} {", &args),
+            R"(Delete /tmp/a b (3 files, {"x":true})? {missing} {} {)");
+  EXPECT_EQ(fill_placeholders("Run {x}?", nullptr), "Run {x}?");
 }
 
 TEST(Round, TheDigestIgnoresMemberOrderAndSpaces) {
   auto a = json(R"({"b":[1,{"y":2,"x":1}],"a":"s"})");
   auto b = json(R"( { "a" : "s", "b" : [ 1, { "x": 1, "y": 2 } ] } )");
   auto c = json(R"({"a":"s","b":[{"x":1,"y":2},1]})");
+  // Duplicate names keep their order: the tool (jq) takes the last one.
+  auto d1 = json(R"({"k":1,"k":2})");
+  auto d2 = json(R"({"k":2,"k":1})");
+  EXPECT_NE(arguments_digest(&d1), arguments_digest(&d2));
   EXPECT_EQ(arguments_digest(&a), arguments_digest(&b));
   EXPECT_NE(arguments_digest(&a), arguments_digest(&c));
   auto empty = json("{}");
