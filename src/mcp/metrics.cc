@@ -28,6 +28,7 @@ std::string outcome_class(const AuditRecord& r) {
   if (r.error_code) return "protocol_error";
   if (r.cancelled) return "cancelled";
   if (r.is_error && *r.is_error) return "tool_error";
+  if (r.outcome == "input_required") return "input_required";
   return "ok";
 }
 

@@ -111,6 +111,50 @@ TEST(HttpRules, MetricsCountRequestsByMethodAndClassAndTimeCallsByTool) {
     EXPECT_NE(m->body.find(line), std::string::npos) << line << "\n" << m->body;
 }
 
+// A tool that asks, over HTTP (MCP 2026-07-28): input_required with a sealed state, the
+// retry with the answer completes, an undeclared capability is -32021 with 400; /metrics
+// counts the rounds as their own class.
+TEST(HttpRules, ToolsThatAskAnswerInputRequiredAndAreCountedSo) {
+  HttpHost host({fixture("asking/asking.sh")});
+  auto body = [](const std::string& id, const std::string& tool, const std::string& extra,
+                 const std::string& capabilities) {
+    return R"({"jsonrpc":"2.0","id":)" + id + R"(,"method":"tools/call","params":{"name":")" +
+           tool + R"(","arguments":{})" + extra +
+           R"(,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+           R"("io.modelcontextprotocol/clientInfo":{"name":"http-test","version":"1"},)"
+           R"("io.modelcontextprotocol/clientCapabilities":)" +
+           capabilities + "}}}";
+  };
+  auto first = exchange(host.port(), post("/mcp", body("1", "greet", "", R"({"elicitation":{}})")));
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, 200);
+  auto d = parse(first->body);
+  ASSERT_TRUE(d.HasMember("result")) << first->body;
+  EXPECT_EQ(std::string(d["result"]["resultType"].GetString()), "input_required") << first->body;
+  const std::string state = d["result"]["requestState"].GetString();
+  auto second = exchange(
+      host.port(),
+      post("/mcp", body("2", "greet",
+                        R"(,"inputResponses":{"who":{"action":"accept","content":{"name":"Ann"}}},)"
+                        R"("requestState":")" +
+                            state + R"(")",
+                        R"({"elicitation":{}})")));
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->status, 200);
+  EXPECT_EQ(result_text(parse(second->body)), "Hello, Ann!") << second->body;
+  auto refused = exchange(host.port(), post("/mcp", body("3", "needs_sampling", "", "{}")));
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 400) << refused->body;
+  EXPECT_EQ(parse(refused->body)["error"]["code"].GetInt(), -32021) << refused->body;
+  auto m = exchange(host.port(), bare("GET", "/metrics"));
+  ASSERT_TRUE(m);
+  for (const char* line :
+       {"mcpsh_requests_total{method=\"tools/call\",class=\"input_required\"} 1\n",
+        "mcpsh_requests_total{method=\"tools/call\",class=\"ok\"} 1\n",
+        "mcpsh_requests_total{method=\"tools/call\",class=\"protocol_error\"} 1\n"})
+    EXPECT_NE(m->body.find(line), std::string::npos) << line << "\n" << m->body;
+}
+
 TEST(HttpRules, MetricsWantTheTokenWhenThereIsOne) {
   exec::ScratchDir dir;
   const std::string token_file = dir.path + "/token";
