@@ -48,13 +48,15 @@ const char* tool_bootstrap() {
 __mcp_script=$1
 set +p --
 # mcp_progress PROGRESS [TOTAL] [MESSAGE] -- report progress (numbers, increasing).
+# (LC_ALL=C in the helpers that replace characters: bytes suffice for TAB and newline,
+# and a multibyte locale makes bash rescan the string at every match.)
 mcp_progress() {
-  builtin local m="${3:-}"
+  builtin local LC_ALL=C m="${3:-}"
   { builtin printf 'progress\t%s\t%s\t%s\n' "${1:-}" "${2:-}" "${m//[$'\t\n']/ }"; } 2>/dev/null >&4 || builtin true
 }
 # mcp_log LEVEL MESSAGE -- LEVEL: debug info notice warning error critical alert emergency.
 mcp_log() {
-  builtin local m="${2:-}"
+  builtin local LC_ALL=C m="${2:-}"
   { builtin printf 'log\t%s\t%s\n' "${1:-info}" "${m//[$'\t\n']/ }"; } 2>/dev/null >&4 || builtin true
 }
 # Content blocks, added to the result after the text the tool prints, in call order.
