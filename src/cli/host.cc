@@ -37,8 +37,10 @@ discovery::DiscoveryOptions discovery_options(const Options& options, const std:
 
 std::unique_ptr<reload::Reloader> start_reloading(Host& host, const Options& options,
                                                   mcp::ProtocolCore& core, diagnostics::Log& log) {
-  if (!options.watch || options.verb != Verb::kServe) return nullptr;
+  // Over HTTP the host is a service, which reloads on SIGHUP even when it does not watch.
+  if (options.verb != Verb::kServe || (!options.watch && !options.http)) return nullptr;
   reload::ReloadOptions r;
+  r.watch = options.watch;
   r.discovery = discovery_options(options, host.bash);
   r.discovery.max_probes = 4;
   r.discovery.probe_niceness = 10;

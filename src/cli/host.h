@@ -32,8 +32,9 @@ struct Host {
 // How the command line's scripts are discovered (at start and at every reload).
 discovery::DiscoveryOptions discovery_options(const Options& options, const std::string& bash);
 
-// Watches the scripts and reloads them into `core` (serve without --no-watch); null
-// otherwise. It must be destroyed before the core.
+// Watches the scripts and reloads them into `core` (serve without --no-watch; serve --http
+// always has one, for SIGHUP, watching or not); null otherwise. It must be destroyed before
+// the core.
 std::unique_ptr<reload::Reloader> start_reloading(Host& host, const Options& options,
                                                   mcp::ProtocolCore& core, diagnostics::Log& log);
 

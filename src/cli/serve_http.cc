@@ -2,7 +2,11 @@
 // HTTP transport, on the same event loop.
 //
 // Lifecycle:
-//  - Serving until SIGTERM, SIGINT, SIGHUP or SIGQUIT.
+//  - A socket passed by a service manager (LISTEN_FDS) is served in place of --listen, and
+//    the manager is told READY=1 once the host listens (NOTIFY_SOCKET), STOPPING=1 when it
+//    stops.
+//  - Serving until SIGTERM, SIGINT or SIGQUIT. SIGHUP discovers the scripts again (the
+//    reload a change would start; calls in flight are not touched).
 //  - Stopping (the first signal): accept no more connections, close the idle ones; calls
 //    in flight get --kill-grace to finish and are answered (their connections then
 //    close). What is still running after that is stopped (SIGTERM, SIGKILL after at most
@@ -26,6 +30,7 @@
 #include "mcp/audit_log.h"
 #include "mcp/metrics.h"
 #include "mcp/protocol_core.h"
+#include "service/service_manager.h"
 
 namespace mcpsh::cli {
 
@@ -36,6 +41,8 @@ const char* environment(const char* name) { return std::getenv(name); }
 }  // namespace
 
 int serve_http(const Options& options) {
+  // First, before any probe or tool could inherit what the service manager passed.
+  const service::ServiceManager manager = service::take_from_environment();
   auto logs = open_logs(options);
   if (!logs) return 2;
   auto& log = logs->log;
@@ -44,6 +51,16 @@ int serve_http(const Options& options) {
   if (!settings.options) {
     std::cerr << "mcp-shell-host: " << settings.error << "\n";
     return 2;
+  }
+
+  if (!manager.error.empty()) {
+    log->error("cannot start: " + manager.error);
+    return 1;
+  }
+  if (manager.sockets.size() > 1) {
+    log->error("cannot start: the service manager passed " +
+               std::to_string(manager.sockets.size()) + " sockets; the host serves one");
+    return 1;
   }
 
   Host host;
@@ -75,13 +92,23 @@ int serve_http(const Options& options) {
 
   // Declared after the core: closing its connections on destruction tells the core.
   http::HttpServer server(host.io, core, *settings.options, *log, record);
-  server.set_metrics(
-      [&] { return metrics.render(core.calls().in_flight(), core.calls().queued()); });
-  if (auto error = server.listen()) {
+  server.set_metrics([&] {
+    const auto warm = host.executor->warm_counts();
+    return metrics.render({.in_flight = core.calls().in_flight(),
+                           .queued = core.calls().queued(),
+                           .processes = host.runner.running(),
+                           .warm_hits = warm.hits,
+                           .warm_misses = warm.misses});
+  });
+  const bool activated = !manager.sockets.empty();
+  if (auto error = activated ? server.adopt(manager.sockets.front()) : server.listen()) {
     log->error("cannot start: " + *error);
     return 1;
   }
-  log->info("serving " + offer_summary(host.catalog) + "; listening on " + server.url());
+  const std::string serving =
+      "serving " + offer_summary(host.catalog) + "; listening on " + server.url();
+  log->info(serving + (activated ? " (the service manager's socket)" : ""));
+  manager.notify("READY=1\nSTATUS=" + serving);
 
   bool stopping = false;
   const auto grace = options.limits.kill_grace;
@@ -98,6 +125,7 @@ int serve_http(const Options& options) {
 
   auto shut_down = [&](const std::string& why) {
     stopping = true;
+    manager.notify("STOPPING=1\nSTATUS=draining");
     log->info("shutting down: " + why + "; " + std::to_string(core.calls().in_flight()) +
               " call(s) in flight");
     server.stop_accepting();
@@ -126,7 +154,12 @@ int serve_http(const Options& options) {
       [&](const boost::system::error_code& ec, int sig) {
         if (ec) return;
         const std::string name = signal_name(sig);
-        if (!stopping) {
+        if (sig == SIGHUP) {
+          if (reloader) {
+            log->info("received SIGHUP: discovering the scripts again");
+            reloader->reload_now();
+          }
+        } else if (!stopping) {
           shut_down("received " + name);
         } else {
           log->info("received " + name + " again: killing every tool now");

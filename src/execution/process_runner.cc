@@ -803,4 +803,6 @@ void ProcessRunner::terminate_all(std::chrono::milliseconds grace) {
   for (auto& [id, run] : runs) impl_->terminate(run, Ending::kShutdown, grace);
 }
 
+std::size_t ProcessRunner::running() const { return impl_->runs.size(); }
+
 }  // namespace mcpsh::execution

@@ -82,6 +82,9 @@ class ProcessRunner final : public Runner {
   // Terminates every run with Ending::kShutdown; grace may be shorter than the runs' own.
   void terminate_all(std::chrono::milliseconds grace) override;
 
+  // Runs started and not yet finished (each a process group), for /metrics.
+  std::size_t running() const;
+
  private:
   struct Impl;
   // Shared only so that a handler running when the runner is destroyed (an on_done that

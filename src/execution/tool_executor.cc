@@ -114,6 +114,7 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
   bool retiring = false;
   // Calls that take answers while they run (ToolLaunch::replies), by run.
   std::map<RunId, std::shared_ptr<Route>> replying;
+  ToolExecutor::WarmCounts counts;
 
   Impl(asio::io_context& i, Runner& r, ExecutorOptions o)
       : io(i), runner(r), options(std::move(o)) {
@@ -357,6 +358,7 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
           early.clear();
         }
         if (launch.replies) replying[w.id] = w.route;
+        ++counts.hits;
         return w.id;  // replaced when this call ends (see ended())
       }
       // It died under us, or its file could not take the arguments: let it go (its fd 3
@@ -366,6 +368,7 @@ struct ToolExecutor::Impl : std::enable_shared_from_this<ToolExecutor::Impl> {
       w.route->assigned = false;
       w.route->retired = true;
     }
+    ++counts.misses;
     auto spawned = spawn(key, launch.script, launch.limits, launch.confinement);
     if (auto* error = std::get_if<std::string>(&spawned)) {
       fail_later(std::move(callbacks), *error);
@@ -455,5 +458,7 @@ void ToolExecutor::retire_warm() {
 }
 
 std::size_t ToolExecutor::idle_warm() const { return impl_->idle(); }
+
+ToolExecutor::WarmCounts ToolExecutor::warm_counts() const { return impl_->counts; }
 
 }  // namespace mcpsh::execution

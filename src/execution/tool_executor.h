@@ -87,6 +87,12 @@ class ToolExecutor final : public CallRunner {
 
   // Idle warm processes right now (for tests and the diagnostic log).
   std::size_t idle_warm() const;
+  // Runs so far that found a warm bash ready (hits), and runs that started their own
+  // (misses: cold, or warm processes off, or limits a warm one was not started with).
+  struct WarmCounts {
+    std::uint64_t hits = 0, misses = 0;
+  };
+  WarmCounts warm_counts() const;
 
  private:
   struct Impl;

@@ -1,5 +1,7 @@
 #include "http/http_server.h"
 
+#include <sys/socket.h>
+
 #include <boost/asio/ip/address.hpp>
 #include <vector>
 
@@ -47,6 +49,25 @@ std::optional<std::string> HttpServer::listen() {
            ec.message();
   }
   context_.loopback_bound = endpoint.address().is_loopback();
+  return std::nullopt;
+}
+
+std::optional<std::string> HttpServer::adopt(int fd) {
+  sockaddr_storage address{};
+  socklen_t length = sizeof address;
+  int listening = 0;
+  socklen_t size = sizeof listening;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0 ||
+      (address.ss_family != AF_INET && address.ss_family != AF_INET6))
+    return "the socket passed as descriptor " + std::to_string(fd) +
+           " is not a TCP socket (an IPv4 or IPv6 stream socket is needed)";
+  if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) != 0 || !listening)
+    return "the socket passed as descriptor " + std::to_string(fd) + " is not listening";
+  boost::system::error_code ec;
+  acceptor_.assign(address.ss_family == AF_INET ? tcp::v4() : tcp::v6(), fd, ec);
+  if (ec) return "cannot serve on descriptor " + std::to_string(fd) + ": " + ec.message();
+  const tcp::endpoint endpoint = acceptor_.local_endpoint(ec);
+  context_.loopback_bound = !ec && endpoint.address().is_loopback();
   return std::nullopt;
 }
 

@@ -36,6 +36,10 @@ class HttpServer {
 
   // Resolves the host, binds and listens. Returns an error text for the user on failure.
   std::optional<std::string> listen();
+  // Serves on a listening TCP socket that was handed to the host (socket activation) in
+  // place of listen(); the server owns it from now on. Returns an error text for the user
+  // when it is not one (another family, not listening, not a socket at all).
+  std::optional<std::string> adopt(int fd);
   // "http://127.0.0.1:43117/mcp": the bound address, with the port the kernel chose.
   std::string url() const;
   void start();

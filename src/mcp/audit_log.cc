@@ -76,6 +76,7 @@ std::string AuditLog::to_json_line(const AuditRecord& r) {
     add("argumentNames", std::move(names));
   }
   if (r.stdout_bytes) add("toolStdoutBytes", rapidjson::Value(r.stdout_bytes));
+  add("bytesIn", rapidjson::Value(r.bytes_in));
   add("bytesOut", rapidjson::Value(r.bytes_out));
   add("durationMs", rapidjson::Value(static_cast<std::int64_t>(r.duration.count())));
   std::string line = jsonrpc::to_json(d);

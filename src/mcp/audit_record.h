@@ -26,6 +26,7 @@ struct AuditRecord {
   bool truncated = false;  // stdout exceeded --max-output
   std::vector<std::string> argument_names;
   std::uint64_t stdout_bytes = 0;
+  std::uint64_t bytes_in = 0;
   std::uint64_t bytes_out = 0;
   std::chrono::milliseconds duration{0};
   std::string sandbox;  // the sandbox the function ran under ("read-only,no-network"); "" none

@@ -58,6 +58,7 @@ std::string number(double v) {
 void Metrics::record(const AuditRecord& r) {
   const std::string method = r.method.empty() ? "" : known_method(r.method) ? r.method : "other";
   ++requests_[{method, outcome_class(r)}];
+  bytes_in_ += r.bytes_in;
   bytes_out_ += r.bytes_out;
   // A call that reached a tool: its result was sent (isError either way).
   if (r.method == "tools/call" && r.is_error && !r.tool.empty()) {
@@ -71,7 +72,7 @@ void Metrics::record(const AuditRecord& r) {
   }
 }
 
-std::string Metrics::render(std::size_t in_flight, std::size_t queued) const {
+std::string Metrics::render(const Gauges& now) const {
   std::string out;
   out += "# HELP mcpsh_requests_total Requests answered, by method and outcome class.\n";
   out += "# TYPE mcpsh_requests_total counter\n";
@@ -93,15 +94,29 @@ std::string Metrics::render(std::size_t in_flight, std::size_t queued) const {
     out += "mcpsh_call_duration_seconds_sum{" + t + "} " + number(h.sum) + "\n";
     out += "mcpsh_call_duration_seconds_count{" + t + "} " + std::to_string(h.count) + "\n";
   }
+  out += "# HELP mcpsh_request_bytes_total Bytes of requests answered.\n";
+  out += "# TYPE mcpsh_request_bytes_total counter\n";
+  out += "mcpsh_request_bytes_total " + std::to_string(bytes_in_) + "\n";
   out += "# HELP mcpsh_response_bytes_total Bytes of responses sent.\n";
   out += "# TYPE mcpsh_response_bytes_total counter\n";
   out += "mcpsh_response_bytes_total " + std::to_string(bytes_out_) + "\n";
   out += "# HELP mcpsh_calls_in_flight Calls queued or running.\n";
   out += "# TYPE mcpsh_calls_in_flight gauge\n";
-  out += "mcpsh_calls_in_flight " + std::to_string(in_flight) + "\n";
+  out += "mcpsh_calls_in_flight " + std::to_string(now.in_flight) + "\n";
   out += "# HELP mcpsh_calls_queued Calls waiting for a concurrency slot.\n";
   out += "# TYPE mcpsh_calls_queued gauge\n";
-  out += "mcpsh_calls_queued " + std::to_string(queued) + "\n";
+  out += "mcpsh_calls_queued " + std::to_string(now.queued) + "\n";
+  out +=
+      "# HELP mcpsh_processes Process groups started and not yet ended (calls, warm bash, "
+      "probes).\n";
+  out += "# TYPE mcpsh_processes gauge\n";
+  out += "mcpsh_processes " + std::to_string(now.processes) + "\n";
+  out +=
+      "# HELP mcpsh_warm_starts_total Runs that found a warm bash ready (hit) or started "
+      "one (miss).\n";
+  out += "# TYPE mcpsh_warm_starts_total counter\n";
+  out += "mcpsh_warm_starts_total{result=\"hit\"} " + std::to_string(now.warm_hits) + "\n";
+  out += "mcpsh_warm_starts_total{result=\"miss\"} " + std::to_string(now.warm_misses) + "\n";
   return out;
 }
 

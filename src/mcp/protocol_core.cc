@@ -126,10 +126,12 @@ void ProtocolCore::disconnected(const ConnectionPtr& connection) {
 
 // Built member by member: GCC 12 at -O3 takes the aggregate's temporary string members for
 // uninitialized (-Wmaybe-uninitialized, a false positive).
-void ProtocolCore::refuse_unparsed(Connection& to, const Message& m, Clock::time_point received) {
+void ProtocolCore::refuse_unparsed(Connection& to, const Message& m, Clock::time_point received,
+                                   std::size_t size) {
   Exchange x;
   x.id = m.id;
   x.received = received;
+  x.bytes_in = size;
   refuse(to, x, m.error_code, m.error_message);
 }
 
@@ -139,11 +141,13 @@ void ProtocolCore::oversized(const ConnectionPtr& from, std::size_t size) {
   log_.warning(message);
   Exchange x;  // no id, no method: refused before either was known
   x.received = time_.now();
+  x.bytes_in = size;
   refuse(*from, x, jsonrpc::kInvalidRequest, message);
 }
 
 Handled ProtocolCore::handle(const ConnectionPtr& from, std::string line) {
   const Clock::time_point received = time_.now();
+  const std::size_t size = line.size() + 1;  // with its newline, as it came
   Message m = jsonrpc::parse_owned_message(std::move(line));
   switch (m.kind) {
     case Message::Kind::kIgnored:
@@ -151,7 +155,7 @@ Handled ProtocolCore::handle(const ConnectionPtr& from, std::string line) {
       return Handled::kNoResponse;
     case Message::Kind::kError:
       log_.info("rejected a message: " + m.error_message);
-      refuse_unparsed(*from, m, received);
+      refuse_unparsed(*from, m, received, size);
       return Handled::kAnswered;
     case Message::Kind::kNotification:
       on_notification(from, m);
@@ -163,6 +167,7 @@ Handled ProtocolCore::handle(const ConnectionPtr& from, std::string line) {
       break;
   }
   Exchange x{m.id, m.method, {}, received};
+  x.bytes_in = size;
   const CallKey key{from.get(), *m.id};
   // An id in use by a call in flight is refused whatever the method, so that no other
   // result is ever sent for that id while the call runs.

@@ -129,7 +129,8 @@ class ProtocolCore {
   // The answer path: every answered or dropped request passes here once.
   void answer(Connection& to, const Exchange& x, std::string line, AuditRecord facts);
   // A line refused before its method was known (parse errors, bad envelopes).
-  void refuse_unparsed(Connection& to, const jsonrpc::Message& m, Clock::time_point received);
+  void refuse_unparsed(Connection& to, const jsonrpc::Message& m, Clock::time_point received,
+                       std::size_t size);
   void refuse(Connection& to, const Exchange& x, int code, const std::string& message,
               const rapidjson::Value* data = nullptr);
   void unanswered(const Exchange& x, AuditRecord facts);

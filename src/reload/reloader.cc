@@ -82,7 +82,7 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
     sources.clear();
     sources.insert(last.sources.begin(), last.sources.end());
     sources.insert(last.directories.begin(), last.directories.end());
-    watch.watch(files, folders);
+    if (options.watch) watch.watch(files, folders);
   }
 
   void changed(const std::string& path) {
@@ -186,6 +186,8 @@ Reloader::Reloader(asio::io_context& io, execution::Runner& runner, mcp::Protoco
 Reloader::~Reloader() = default;
 
 void Reloader::start(const discovery::Catalog& current) { impl_->start(current); }
+
+void Reloader::reload_now() { impl_->schedule(); }
 
 std::size_t Reloader::reloads() const { return impl_->count; }
 

@@ -1,7 +1,7 @@
 #pragma once
-// Live reload: watches what the catalog came from and, when it changes, discovers again in
-// the background and hands the new catalog to the protocol core, which swaps it atomically
-// (calls in flight finish on the old one) and tells the clients that listen.
+// Live reload: watches what the catalog came from and, when it changes (or when asked:
+// SIGHUP), discovers again in the background and hands the new catalog to the protocol core, which
+// swaps it atomically (calls in flight finish on the old one) and tells the clients that listen.
 //
 //  - Changes are debounced (a save is a burst of events) and reloads never overlap: a
 //    change during a reload starts one more when it ends.
@@ -36,6 +36,8 @@ struct ReloadOptions {
   std::vector<std::string> resource_dirs;
   std::size_t page_size = mcp::Offering::kDefaultPageSize;
   std::chrono::milliseconds debounce{50};
+  // Reload when the files change; false (--no-watch): only when reload_now() asks.
+  bool watch = true;
 };
 
 class Reloader {
@@ -48,6 +50,9 @@ class Reloader {
 
   // Starts watching what `current` (the catalog the core serves) came from.
   void start(const discovery::Catalog& current);
+  // Discovers again now (SIGHUP), as a change would: calls in flight are not touched, and
+  // a catalog that got worse is not served.
+  void reload_now();
   // Reloads done so far (for tests and the log).
   std::size_t reloads() const;
 

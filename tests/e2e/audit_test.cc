@@ -96,6 +96,7 @@ TEST(Audit, OneLinePerRequestWithOutcomesAndNoArgumentValues) {
     if (std::string(id) != "8") {
       EXPECT_GT(r["bytesOut"].GetUint64(), 0u) << id;
     }
+    EXPECT_GT(r["bytesIn"].GetUint64(), 0u) << id;
   }
   EXPECT_EQ(std::string(by_id["1"]["method"].GetString()), "server/discover");
   EXPECT_EQ(std::string(by_id["2"]["method"].GetString()), "tools/list");

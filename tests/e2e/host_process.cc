@@ -42,6 +42,14 @@ HostProcess::HostProcess(const std::vector<std::string>& args, HostOptions optio
     ::dup2(err, 2);
     if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) _exit(126);
     for (const auto& [k, v] : options.env) ::setenv(k.c_str(), v.c_str(), 1);
+    if (options.pass_socket >= 0) {
+      if (options.pass_socket == 3)
+        ::fcntl(3, F_SETFD, 0);  // dup2 onto itself keeps CLOEXEC
+      else
+        ::dup2(options.pass_socket, 3);
+      ::setenv("LISTEN_FDS", "1", 1);
+      ::setenv("LISTEN_PID", std::to_string(::getpid()).c_str(), 1);
+    }
     std::vector<char*> argv;
     for (auto& a : argv_s) argv.push_back(a.data());
     argv.push_back(nullptr);

@@ -20,6 +20,9 @@ using namespace std::chrono_literals;
 struct HostOptions {
   std::vector<std::pair<std::string, std::string>> env;  // added to the environment
   std::string cwd;                                       // "" = the test's cwd
+  // A descriptor handed over as a service manager does (socket activation): it becomes
+  // the host's fd 3, with LISTEN_FDS=1 and LISTEN_PID set to the host's pid.
+  int pass_socket = -1;
 };
 
 class HostProcess {

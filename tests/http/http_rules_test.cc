@@ -83,9 +83,11 @@ TEST(HttpRules, HealthAndReadinessProbesAnswerOffTheMcpPath) {
   EXPECT_EQ(mcp->status, 401) << "the MCP endpoint still wants its token";
 }
 
-// /metrics: counters fed by every finished request, the error classes kept apart.
+// /metrics: counters fed by every finished request, the error classes kept apart; bytes
+// both ways; processes alive and warm-pool hits and misses, read at the scrape.
 TEST(HttpRules, MetricsCountRequestsByMethodAndClassAndTimeCallsByTool) {
   HttpHost host({tools()});
+  std::uint64_t bytes_sent = 0;
   const std::vector<std::pair<std::string, int>> sent = {
       {call_request("1", "echo", R"({"x":1})"), 200},
       {call_request("2", "fail", R"({"message":"no"})"), 200},
@@ -95,6 +97,7 @@ TEST(HttpRules, MetricsCountRequestsByMethodAndClassAndTimeCallsByTool) {
     auto r = exchange(host.port(), post("/mcp", body));
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, status) << body;
+    bytes_sent += body.size() + 1;
   }
   auto m = exchange(host.port(), bare("GET", "/metrics"));
   ASSERT_TRUE(m);
@@ -109,6 +112,19 @@ TEST(HttpRules, MetricsCountRequestsByMethodAndClassAndTimeCallsByTool) {
         "mcpsh_call_duration_seconds_bucket{tool=\"fail\",le=\"+Inf\"} 1\n",
         "mcpsh_calls_in_flight 0\n", "# TYPE mcpsh_call_duration_seconds histogram\n"})
     EXPECT_NE(m->body.find(line), std::string::npos) << line << "\n" << m->body;
+  // Two calls: the first script's bash may have been warm already or not, but both count.
+  auto value = [&](const std::string& name) {
+    auto at = m->body.find("\n" + name + " ");
+    return at == std::string::npos ? -1.0 : std::stod(m->body.substr(at + name.size() + 2));
+  };
+  EXPECT_EQ(value("mcpsh_request_bytes_total"), static_cast<double>(bytes_sent)) << m->body;
+  EXPECT_EQ(value("mcpsh_warm_starts_total{result=\"hit\"}") +
+                value("mcpsh_warm_starts_total{result=\"miss\"}"),
+            2.0)
+      << m->body;
+  // Warm bash waiting for the next call (two per script by default), nothing else.
+  EXPECT_GE(value("mcpsh_processes"), 1.0) << m->body;
+  EXPECT_LE(value("mcpsh_processes"), 2.0) << m->body;
 }
 
 // A tool that asks, over HTTP (MCP 2026-07-28): input_required with a sealed state, the

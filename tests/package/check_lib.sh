@@ -39,3 +39,23 @@ check_installed_host() {
   grep -q -F "args = [\"$(realpath "$tools/movies.sh")\"]" <<<"$out" ||
     fail "config does not name the installed movies.sh: $out"
 }
+
+# check_service_units UNIT_DIR BINARY [WHERE]: the systemd units are there, the service
+# starts BINARY, and `systemd-analyze verify` finds nothing to say about them (it reads
+# unit files offline: no running systemd is needed). WHERE is where BINARY really is when
+# it was unpacked elsewhere (dpkg -x): verify then reads a copy that names WHERE.
+check_service_units() {
+  local dir=$1 binary=$2 where=${3:-$2} out copy
+  expect_file "$dir/mcp-shell-host.service"
+  expect_file "$dir/mcp-shell-host.socket"
+  grep -q -x -F -e "ExecStart=$binary --http --audit-log \${LOGS_DIRECTORY}/audit.jsonl --state-key-file \${STATE_DIRECTORY}/state.key /etc/mcp-shell-host/tools" \
+    "$dir/mcp-shell-host.service" || fail "the service does not start $binary: $(grep ExecStart= "$dir/mcp-shell-host.service")"
+  command -v systemd-analyze >/dev/null || fail "systemd-analyze is needed: run scripts/install-deps"
+  copy=$(mktemp -d)
+  sed "s|^ExecStart=$binary |ExecStart=$where |" "$dir/mcp-shell-host.service" >"$copy/mcp-shell-host.service"
+  cp "$dir/mcp-shell-host.socket" "$copy/"
+  out=$(systemd-analyze verify --man=no "$copy/mcp-shell-host.service" "$copy/mcp-shell-host.socket" 2>&1) ||
+    fail "systemd-analyze verify refused the units: $out"
+  rm -rf "$copy"
+  [[ -z $out ]] || fail "systemd-analyze verify has something to say about the units: $out"
+}

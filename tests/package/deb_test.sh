@@ -29,7 +29,8 @@ dpkg-deb -I "$deb" >/dev/null || fail "dpkg-deb -I cannot read the package"
 
 listing=$(dpkg-deb -c "$deb" | awk '{print $NF}')
 for path in ./usr/bin/mcp-shell-host ./usr/share/man/man1/mcp-shell-host.1 \
-  ./usr/share/mcp-shell-host/tools/movies.sh ./usr/share/doc/mcp-shell-host/README.md; do
+  ./usr/share/mcp-shell-host/tools/movies.sh ./usr/share/doc/mcp-shell-host/README.md \
+  ./usr/lib/systemd/system/mcp-shell-host.service ./usr/lib/systemd/system/mcp-shell-host.socket; do
   grep -q -x -F -e "$path" <<<"$listing" || fail "the package lacks $path:
 $listing"
 done
@@ -39,4 +40,5 @@ trap 'rm -rf "$scratch"' EXIT
 dpkg -x "$deb" "$scratch"
 check_man_page "$scratch/usr/share/man/man1/mcp-shell-host.1"
 check_installed_host "$scratch/usr/bin/mcp-shell-host" "$scratch/usr/share/mcp-shell-host/tools"
+check_service_units "$scratch/usr/lib/systemd/system" /usr/bin/mcp-shell-host "$scratch/usr/bin/mcp-shell-host"
 echo "deb_test: $(basename "$deb") is complete and works (Depends: $depends)"

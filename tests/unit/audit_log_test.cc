@@ -65,6 +65,7 @@ TEST(AuditLogLine, KeepsEveryField) {
   r.cancelled = true;
   r.truncated = true;
   r.stdout_bytes = 12;
+  r.bytes_in = 78;
   r.bytes_out = 34;
   r.duration = std::chrono::milliseconds(56);
   auto doc = parse_line(AuditLog::to_json_line(r));
@@ -82,6 +83,7 @@ TEST(AuditLogLine, KeepsEveryField) {
   EXPECT_TRUE(doc["cancelled"].GetBool());
   EXPECT_TRUE(doc["truncated"].GetBool());
   EXPECT_EQ(doc["toolStdoutBytes"].GetUint64(), 12u);
+  EXPECT_EQ(doc["bytesIn"].GetUint64(), 78u);
   EXPECT_EQ(doc["bytesOut"].GetUint64(), 34u);
   EXPECT_EQ(doc["durationMs"].GetInt64(), 56);
 }

@@ -1,0 +1,193 @@
+// The host as a service: a socket passed by a service manager (LISTEN_FDS) is served in
+// place of --listen; the manager hears READY=1 and STOPPING=1 on NOTIFY_SOCKET; neither
+// reaches a tool; SIGHUP discovers the scripts again without touching calls in flight.
+// The real binary, with the socket and the notification socket made here as systemd
+// would make them.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <fstream>
+#include <thread>
+
+#include "e2e_helpers.h"
+#include "exec_helpers.h"
+#include "http_client.h"
+
+namespace mcpsh::testing::http {
+namespace {
+
+using exec::ScratchDir;
+
+// A listening TCP socket on 127.0.0.1 and a port the kernel chose.
+struct ListeningSocket {
+  int fd = -1;
+  int port = 0;
+  ListeningSocket() {
+    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    EXPECT_EQ(::listen(fd, 16), 0);
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+    port = ntohs(address.sin_port);
+  }
+  ~ListeningSocket() { ::close(fd); }
+};
+
+// What a service manager listens on for notifications: a datagram socket in the abstract
+// namespace ("@name" in NOTIFY_SOCKET).
+struct NotifySocket {
+  int fd = -1;
+  std::string name;
+  NotifySocket() {
+    name = "@mcpsh-notify-" + std::to_string(::getpid()) + "-" + std::to_string(++count);
+    fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::memcpy(address.sun_path + 1, name.data() + 1, name.size() - 1);
+    EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address),
+                     static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + name.size())),
+              0);
+  }
+  ~NotifySocket() { ::close(fd); }
+  // The next datagram, or "" after the timeout.
+  std::string next(std::chrono::milliseconds timeout = 20s) const {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(timeout.count())) != 1) return "";
+    char buffer[4096];
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : "";
+  }
+  static inline int count = 0;
+};
+
+std::string write_script(const ScratchDir& dir, const std::string& name, const std::string& text) {
+  std::ofstream(dir / name) << text;
+  return dir / name;
+}
+
+// The names in a tools/list answer, in order, space-separated.
+std::string tool_names(int port) {
+  auto r = http::exchange(port, post("/mcp", request("1", "tools/list")));
+  if (!r || r->status != 200) return "(no answer)";
+  auto d = parse(r->body);
+  std::string names;
+  for (const auto& tool : d["result"]["tools"].GetArray())
+    names += (names.empty() ? "" : " ") + std::string(tool["name"].GetString());
+  return names;
+}
+
+const char* kEnvironmentTool = R"(
+# Shows what the host passed on of the service manager's variables.
+tool_env() { echo "${LISTEN_FDS-unset} ${LISTEN_PID-unset} ${NOTIFY_SOCKET-unset}"; }
+)";
+
+TEST(Service, ServesTheSocketItIsHandedAndTellsTheManager) {
+  ScratchDir dir;
+  const auto script = write_script(dir, "env.sh", kEnvironmentTool);
+  ListeningSocket socket;
+  NotifySocket manager;
+  HostProcess host({"--http", "--no-watch", script},
+                   {.env = {{"NOTIFY_SOCKET", manager.name}}, .pass_socket = socket.fd});
+
+  const std::string ready = manager.next();
+  EXPECT_NE(ready.find("READY=1\n"), std::string::npos) << ready << host.stderr_text();
+  EXPECT_NE(ready.find("STATUS=serving 1 tool(s); listening on http://127.0.0.1:" +
+                       std::to_string(socket.port) + "/mcp"),
+            std::string::npos)
+      << ready;
+  EXPECT_NE(host.stderr_text().find("(the service manager's socket)"), std::string::npos)
+      << host.stderr_text();
+
+  // Served on the socket it was handed; no tool sees the variables.
+  auto r = http::exchange(socket.port, post("/mcp", call_request("2", "env")));
+  ASSERT_TRUE(r) << host.stderr_text();
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(result_text(parse(r->body)), "unset unset unset") << r->body;
+
+  host.signal(SIGTERM);
+  EXPECT_NE(manager.next().find("STOPPING=1"), std::string::npos);
+  auto status = host.wait_exit(20s);
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << host.stderr_text();
+}
+
+// Variables meant for another process name descriptors that are not ours: the host
+// listens where it was told.
+TEST(Service, IgnoresListenFdsForAnotherProcess) {
+  HttpHost host({"--no-watch", fixture("exec_tools.sh")},
+                {.env = {{"LISTEN_FDS", "1"}, {"LISTEN_PID", "1"}}});
+  ASSERT_GT(host.port(), 0);
+  EXPECT_EQ(host.process().stderr_text().find("service manager"), std::string::npos);
+  EXPECT_NE(tool_names(host.port()), "(no answer)");
+}
+
+TEST(Service, RefusesADescriptorThatIsNotAListeningTcpSocket) {
+  ScratchDir dir;
+  const auto script = write_script(dir, "env.sh", kEnvironmentTool);
+  int datagram = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  HostProcess host({"--http", script}, {.pass_socket = datagram});
+  auto status = host.wait_exit(20s);
+  ::close(datagram);
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 1);
+  EXPECT_NE(host.stderr_text().find("cannot start: the socket passed as descriptor 3 is not a "
+                                    "TCP socket"),
+            std::string::npos)
+      << host.stderr_text();
+
+  int unlistened = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  HostProcess again({"--http", script}, {.pass_socket = unlistened});
+  status = again.wait_exit(20s);
+  ::close(unlistened);
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 1);
+  EXPECT_NE(again.stderr_text().find("is not listening"), std::string::npos) << again.stderr_text();
+}
+
+// SIGHUP under --no-watch: the edit is picked up only when asked, a call in flight is
+// answered, and the host goes on serving.
+TEST(Service, SighupDiscoversTheScriptsAgainWithoutDroppingCalls) {
+  ScratchDir dir;
+  const auto script = write_script(dir, "tools.sh", R"(
+# Waits a little, then answers.
+tool_slow() { sleep 1; echo slow done; }
+)");
+  HttpHost host({"--no-watch", script});
+  ASSERT_GT(host.port(), 0);
+  ASSERT_EQ(tool_names(host.port()), "slow");
+
+  Client in_flight(host.port());
+  ASSERT_TRUE(in_flight.send(post("/mcp", call_request("7", "slow"))));
+  std::ofstream(script, std::ios::app) << "# Says hi.\ntool_hi() { echo hi; }\n";
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(tool_names(host.port()), "slow");  // not watched: nothing changes by itself
+
+  host.process().signal(SIGHUP);
+  std::string names;
+  for (int i = 0; i < 200 && names != "slow hi"; ++i) {
+    std::this_thread::sleep_for(50ms);
+    names = tool_names(host.port());
+  }
+  EXPECT_EQ(names, "slow hi") << host.process().stderr_text();
+
+  auto answer = in_flight.read_response();
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(result_text(parse(answer->body)), "slow done") << answer->body;
+  EXPECT_FALSE(host.process().wait_exit(0ms));  // SIGHUP does not stop the host
+  EXPECT_NE(host.process().stderr_text().find("received SIGHUP: discovering the scripts again"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace mcpsh::testing::http
