@@ -49,7 +49,13 @@ bool ProtocolCore::open_round(Request& r, Call& call, const std::string& target,
   // Only modern requests of the three methods the spec names may carry answers; a legacy
   // client's inputResponses mean nothing to it (nor to us).
   if (r.exchange.meta.legacy || call.kind == CallKind::kCompletion) return true;
-  call.round = {method_of(call.kind), target, asking::arguments_digest(arguments),
+  // The digest binds a state to these arguments: it is needed to open a state, or to seal
+  // one, which only a client that can answer something ever gets (answer_asks refuses the
+  // others with -32021 first). Otherwise a large payload is not hashed for nothing.
+  const bool has_state = r.params && r.params->IsObject() && r.params->HasMember("requestState");
+  const bool may_seal = !r.exchange.meta.client_capabilities.empty();
+  call.round = {method_of(call.kind), target,
+                has_state || may_seal ? asking::arguments_digest(arguments) : std::string(),
                 r.exchange.meta.client_name};
   auto read = asking::read_round(r.params, call.round, *options_.sealer, unix_now());
   if (auto* no = std::get_if<asking::RoundProblem>(&read)) {
