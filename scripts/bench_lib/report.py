@@ -18,6 +18,7 @@ SECTIONS = [
     ("http-load", "HTTP under load: wrk, keep-alive connections, POSTs with the modern headers"),
     ("http-seq", "HTTP against stdio: sequential round trips, one in flight, interleaved in the same run"),
     ("http-idle", "HTTP idle connections: host VmRSS before and with them open"),
+    ("haproxy", "Behind HAProxy (balance roundrobin): wrk through HAProxy onto 1 and 3 hosts, and straight to one"),
 ]
 
 
@@ -75,6 +76,10 @@ COLUMNS = {
                   ("p99 ms", lambda r: _ms(r["p99_ms"]))],
     "http-seq": [("n", lambda r: str(r["n"])), ("median ms", lambda r: _ms(r["median_ms"])),
                  ("p90 ms", lambda r: _ms(r["p90_ms"])), ("req/s", lambda r: _num(r["rps"]))],
+    "haproxy": [("runs", lambda r: str(r["n"])), ("requests", lambda r: str(r["requests"])),
+                ("req/s", lambda r: _num(r["rps"])), ("p50 ms", lambda r: _ms(r["median_ms"])),
+                ("p99 ms", lambda r: _ms(r["p99_ms"])), ("host CPU ms/req", lambda r: _ms(r.get("host_cpu_ms"))),
+                ("HAProxy CPU ms/req", lambda r: _ms(r.get("proxy_cpu_ms")))],
     "http-idle": [("answered", lambda r: str(r["n"])), ("idle RSS MiB", lambda r: _mib(r.get("idle_rss_kb"))),
                   ("RSS with them MiB", lambda r: _mib(r.get("rss_kb"))),
                   ("KiB/connection", lambda r: _num(r.get("per_conn_kb")))],
@@ -91,6 +96,7 @@ TRAILING = {
     "http-seq": [("CPU ms/req", lambda r: _ms(r.get("cpu_ms"))), ("x stdio", lambda r: _ratio(r.get("x_ref"))),
                  ("+stdio ms", lambda r: _signed_ms(r.get("minus_ref_ms")))],
     "http-idle": [],
+    "haproxy": [("x direct", lambda r: _ratio(r.get("x_direct")))],
     "reload": [],
     "sandbox": [("x none", lambda r: _ratio(r.get("x_ref"))),
                 ("+ms vs none", lambda r: _signed_ms(r.get("minus_ref_ms")))],

@@ -41,6 +41,7 @@ std::unique_ptr<reload::Reloader> start_reloading(Host& host, const Options& opt
   if (options.verb != Verb::kServe || (!options.watch && !options.http)) return nullptr;
   reload::ReloadOptions r;
   r.watch = options.watch;
+  r.live = core_options(options).live;
   r.discovery = discovery_options(options, host.bash);
   r.discovery.max_probes = 4;
   r.discovery.probe_niceness = 10;

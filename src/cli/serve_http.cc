@@ -6,7 +6,9 @@
 //    the manager is told READY=1 once the host listens (NOTIFY_SOCKET), STOPPING=1 when it
 //    stops.
 //  - Serving until SIGTERM, SIGINT or SIGQUIT. SIGHUP discovers the scripts again (the
-//    reload a change would start; calls in flight are not touched).
+//    reload a change would start; calls in flight are not touched) when the host runs as
+//    a daemon; with a controlling terminal it is the terminal's hangup and stops the host
+//    like SIGTERM; ignored at start (nohup), it stays ignored.
 //  - Stopping (the first signal): accept no more connections, close the idle ones; calls
 //    in flight get --kill-grace to finish and are answered (their connections then
 //    close). What is still running after that is stopped (SIGTERM, SIGKILL after at most
@@ -43,6 +45,7 @@ const char* environment(const char* name) { return std::getenv(name); }
 int serve_http(const Options& options) {
   // First, before any probe or tool could inherit what the service manager passed.
   const service::ServiceManager manager = service::take_from_environment();
+  const service::Hangup hangup = service::hangup_meaning();
   auto logs = open_logs(options);
   if (!logs) return 2;
   auto& log = logs->log;
@@ -105,6 +108,10 @@ int serve_http(const Options& options) {
     log->error("cannot start: " + *error);
     return 1;
   }
+  // Before the manager hears READY=1 (and may send SIGHUP to reload): signals that come
+  // before the handler below is waiting are kept for it.
+  asio::signal_set signals(host.io, SIGTERM, SIGINT, SIGQUIT);
+  if (hangup != service::Hangup::kIgnored) signals.add(SIGHUP);
   const std::string serving =
       "serving " + offer_summary(host.catalog) + "; listening on " + server.url();
   log->info(serving + (activated ? " (the service manager's socket)" : ""));
@@ -148,13 +155,11 @@ int serve_http(const Options& options) {
     maybe_exit();
   };
 
-  asio::signal_set signals(host.io, SIGTERM, SIGINT, SIGHUP);
-  signals.add(SIGQUIT);
   std::function<void(const boost::system::error_code&, int)> on_signal =
       [&](const boost::system::error_code& ec, int sig) {
         if (ec) return;
         const std::string name = signal_name(sig);
-        if (sig == SIGHUP) {
+        if (sig == SIGHUP && hangup == service::Hangup::kReload) {
           if (reloader) {
             log->info("received SIGHUP: discovering the scripts again");
             reloader->reload_now();

@@ -96,8 +96,9 @@ void HttpServer::accept() {
 }
 
 void HttpServer::on_accept(const boost::system::error_code& ec, tcp::socket socket) {
-  if (ec == asio::error::operation_aborted || !accepting_) return;
+  if (ec == asio::error::operation_aborted) return;
   if (ec) {
+    if (!accepting_) return;
     // Out of descriptors (EMFILE, ENFILE) and the like: try again shortly rather than
     // spin on an error that a closing connection will clear.
     context_.log.warning("accepting a connection failed: " + ec.message());
@@ -107,6 +108,11 @@ void HttpServer::on_accept(const boost::system::error_code& ec, tcp::socket sock
     });
     return;
   }
+  add_session(std::move(socket));
+  accept();
+}
+
+void HttpServer::add_session(tcp::socket socket) {
   const bool over_limit = sessions_.size() >= options_.max_connections;
   if (over_limit)
     context_.log.warning("connection limit (" + std::to_string(options_.max_connections) +
@@ -115,7 +121,9 @@ void HttpServer::on_accept(const boost::system::error_code& ec, tcp::socket sock
                                            [this](Session* s) { forget(s); });
   sessions_.emplace(session.get(), session);
   session->start();
-  accept();
+  // Accepted while stopping (taken from the backlog, or an accept that completed as the
+  // listener closed): served if its request is already there, closed if not.
+  if (context_.stopping) session->stop_when_done();
 }
 
 void HttpServer::forget(Session* session) {
@@ -135,6 +143,16 @@ void HttpServer::forget(Session* session) {
 void HttpServer::stop_accepting() {
   accepting_ = false;
   context_.stopping = true;
+  // Connections the kernel completed that nobody accepted yet would be reset when the
+  // listener closes, though their clients may have sent a request already: they are taken
+  // now, within the connection bound, and treated like the open ones below.
+  boost::system::error_code ec;
+  acceptor_.non_blocking(true, ec);
+  while (!ec && acceptor_.is_open() && sessions_.size() < options_.max_connections + kOverflow) {
+    tcp::socket socket(io_);
+    acceptor_.accept(socket, ec);
+    if (!ec) add_session(std::move(socket));
+  }
   boost::system::error_code ignored;
   acceptor_.close(ignored);
   retry_.cancel();

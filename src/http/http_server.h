@@ -44,8 +44,9 @@ class HttpServer {
   std::string url() const;
   void start();
 
-  // Graceful stop: accept no more, close idle connections; a connection whose request is
-  // being served closes after its response.
+  // Graceful stop: accept no more (connections already in the backlog are taken first),
+  // close idle connections; a connection whose request is being served, or has begun to
+  // arrive, closes after its response.
   void stop_accepting();
   // Close every connection now; their calls are cancelled.
   void close_all();
@@ -64,6 +65,7 @@ class HttpServer {
  private:
   void accept();
   void on_accept(const boost::system::error_code& ec, boost::asio::ip::tcp::socket socket);
+  void add_session(boost::asio::ip::tcp::socket socket);
   void forget(Session* session);
 
   boost::asio::io_context& io_;

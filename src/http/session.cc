@@ -427,7 +427,16 @@ void Session::next_request() {
 
 void Session::stop_when_done() {
   keep_alive_ = false;
-  if (state_ == State::kWaiting || state_ == State::kHeader || state_ == State::kBody) close();
+  // A request that has begun to arrive is read and answered, then the connection closes:
+  // closing now would drop it unanswered, and neither its client nor a balancer in front
+  // could tell whether it ran. Its header (or idle) deadline still bounds the reading.
+  if (state_ == State::kHeader || state_ == State::kBody) return;
+  if (state_ != State::kWaiting) return;
+  // Bytes already in the kernel's buffer are such a request too (the pending read delivers
+  // them); closing over them would also reset the connection.
+  boost::system::error_code ec;
+  if (socket_.available(ec) > 0 && !ec) return;
+  close();
 }
 
 void Session::close_now() { client_gone("the server is stopping"); }

@@ -65,8 +65,8 @@ class Session : public ResponseSink, public std::enable_shared_from_this<Session
   ~Session() override;
   void start();
 
-  // The server is stopping: close now if no request is being served; otherwise close
-  // after its response.
+  // The server is stopping: close now if no request is being served or arriving (bytes of
+  // one read or waiting in the socket); otherwise close after its response.
   void stop_when_done();
   // Close now; a call in flight is cancelled.
   void close_now();

@@ -22,7 +22,7 @@ struct Exchange {
   Clock::time_point received;
   std::string tool;                         // tools/call, once the name is known
   std::vector<std::string> argument_names;  // never the values
-  std::uint64_t bytes_in = 0;               // the request's size (its line, newline included)
+  std::uint64_t bytes_in = 0;               // the request's JSON text, in bytes
 };
 
 // How an exchange ended, for the audit: fill in what applies and pass it to the answer

@@ -147,7 +147,7 @@ void ProtocolCore::oversized(const ConnectionPtr& from, std::size_t size) {
 
 Handled ProtocolCore::handle(const ConnectionPtr& from, std::string line) {
   const Clock::time_point received = time_.now();
-  const std::size_t size = line.size() + 1;  // with its newline, as it came
+  const std::size_t size = line.size();  // the JSON text (stdio's newline not counted)
   Message m = jsonrpc::parse_owned_message(std::move(line));
   switch (m.kind) {
     case Message::Kind::kIgnored:

@@ -125,7 +125,7 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
     // The thread touches only its own copies, and the loop through post().
     worker = std::thread([&io = io, weak = weak_from_this(), probes = std::move(probes),
                           discovery_options = options.discovery, dirs = options.resource_dirs,
-                          page_size = options.page_size] {
+                          page_size = options.page_size, live = options.live] {
       // Background work: this thread yields the CPU to the loop (Linux keeps a nice value
       // per thread). Best effort: at worst it competes as an equal.
       const auto self = static_cast<id_t>(::gettid());
@@ -134,7 +134,7 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
       if (errno == 0) ::setpriority(PRIO_PROCESS, self, std::min(current + kBuildNiceness, 19));
       auto next = std::make_shared<discovery::Catalog>(
           discovery::catalog_from_probes(*probes, discovery_options));
-      auto offering = std::make_shared<const mcp::Offering>(*next, dirs, /*live=*/true, page_size);
+      auto offering = std::make_shared<const mcp::Offering>(*next, dirs, live, page_size);
       asio::post(io, [weak, next, offering] {
         if (auto self = weak.lock()) self->built(std::move(*next), offering);
       });

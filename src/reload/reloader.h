@@ -38,6 +38,9 @@ struct ReloadOptions {
   std::chrono::milliseconds debounce{50};
   // Reload when the files change; false (--no-watch): only when reload_now() asks.
   bool watch = true;
+  // Whether the offerings built tell clients of changes (listChanged, subscribe): what the
+  // first one said (ProtocolCore's CoreOptions::live), so that a reload never changes it.
+  bool live = true;
 };
 
 class Reloader {

@@ -1,6 +1,7 @@
 #include "service/service_manager.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -57,6 +58,16 @@ ServiceManager take_from_environment() {
     }
   }
   return m;
+}
+
+Hangup hangup_meaning() {
+  struct sigaction current {};
+  if (::sigaction(SIGHUP, nullptr, &current) == 0 && current.sa_handler == SIG_IGN)
+    return Hangup::kIgnored;
+  const int tty = ::open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+  if (tty < 0) return Hangup::kReload;
+  ::close(tty);
+  return Hangup::kStop;
 }
 
 bool ServiceManager::notify(const std::string& message) const {

@@ -31,4 +31,13 @@ struct ServiceManager {
 // Reads the variables and unsets them. Call before the first child process starts.
 ServiceManager take_from_environment();
 
+// What SIGHUP means to a server, by how it was started. Call before any handler for
+// SIGHUP is installed.
+enum class Hangup {
+  kIgnored,  // it was ignored when the host started (nohup): it stays ignored
+  kStop,     // the host has a controlling terminal: its hangup ends the host
+  kReload,   // a daemon (a service manager, a container, setsid): reload, as daemons do
+};
+Hangup hangup_meaning();
+
 }  // namespace mcpsh::service

@@ -35,6 +35,13 @@ HostProcess::HostProcess(const std::vector<std::string>& args, HostOptions optio
   stderr_path_ = path;
   std::vector<std::string> argv_s{binary_path()};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::string terminal_name;
+  if (options.attach == HostOptions::Attach::kTerminal) {
+    terminal_ = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (terminal_ < 0 || ::grantpt(terminal_) != 0 || ::unlockpt(terminal_) != 0)
+      throw std::runtime_error("posix_openpt");
+    terminal_name = ::ptsname(terminal_);
+  }
   pid_ = ::fork();
   if (pid_ == 0) {
     ::dup2(in[0], 0);
@@ -42,6 +49,10 @@ HostProcess::HostProcess(const std::vector<std::string>& args, HostOptions optio
     ::dup2(err, 2);
     if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) _exit(126);
     for (const auto& [k, v] : options.env) ::setenv(k.c_str(), v.c_str(), 1);
+    if (options.attach != HostOptions::Attach::kInherit) ::setsid();
+    // A session leader without a terminal acquires the first one it opens.
+    if (!terminal_name.empty() && ::open(terminal_name.c_str(), O_RDWR) < 0) _exit(125);
+    if (options.ignore_hangup) ::signal(SIGHUP, SIG_IGN);
     if (options.pass_socket >= 0) {
       if (options.pass_socket == 3)
         ::fcntl(3, F_SETFD, 0);  // dup2 onto itself keeps CLOEXEC
@@ -71,6 +82,7 @@ HostProcess::~HostProcess() {
   if (in_ >= 0) ::close(in_);
   if (out_ >= 0) ::close(out_);
   ::unlink(stderr_path_.c_str());
+  if (terminal_ >= 0) ::close(terminal_);
 }
 
 void HostProcess::send(const std::string& line) { send_raw(line + "\n"); }

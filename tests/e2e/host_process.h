@@ -23,6 +23,11 @@ struct HostOptions {
   // A descriptor handed over as a service manager does (socket activation): it becomes
   // the host's fd 3, with LISTEN_FDS=1 and LISTEN_PID set to the host's pid.
   int pass_socket = -1;
+  // How the host is attached: as the test is (kInherit), as a daemon in a session of its
+  // own with no controlling terminal (kDaemon), or in a new session whose controlling
+  // terminal is a fresh pseudo-terminal (kTerminal).
+  enum class Attach { kInherit, kDaemon, kTerminal } attach = Attach::kInherit;
+  bool ignore_hangup = false;  // SIGHUP ignored when the host starts (as under nohup)
 };
 
 class HostProcess {
@@ -52,6 +57,7 @@ class HostProcess {
   pid_t pid_ = -1;
   int in_ = -1, out_ = -1;
   std::string stderr_path_;
+  int terminal_ = -1;  // the pseudo-terminal's master side (Attach::kTerminal)
   std::string buffer_;
   bool exited_ = false;
   int status_ = 0;

@@ -97,7 +97,7 @@ TEST(HttpRules, MetricsCountRequestsByMethodAndClassAndTimeCallsByTool) {
     auto r = exchange(host.port(), post("/mcp", body));
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, status) << body;
-    bytes_sent += body.size() + 1;
+    bytes_sent += body.size();
   }
   auto m = exchange(host.port(), bare("GET", "/metrics"));
   ASSERT_TRUE(m);

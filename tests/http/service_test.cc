@@ -87,6 +87,13 @@ std::string tool_names(int port) {
   return names;
 }
 
+// server/discover's capabilities, as compact JSON.
+std::string capabilities_of(int port) {
+  auto r = http::exchange(port, post("/mcp", request("1", "server/discover")));
+  if (!r || r->status != 200) return "(no answer)";
+  return exec::compact(parse(r->body)["result"]["capabilities"]);
+}
+
 const char* kEnvironmentTool = R"(
 # Shows what the host passed on of the service manager's variables.
 tool_env() { echo "${LISTEN_FDS-unset} ${LISTEN_PID-unset} ${NOTIFY_SOCKET-unset}"; }
@@ -163,9 +170,10 @@ TEST(Service, SighupDiscoversTheScriptsAgainWithoutDroppingCalls) {
 # Waits a little, then answers.
 tool_slow() { sleep 1; echo slow done; }
 )");
-  HttpHost host({"--no-watch", script});
+  HttpHost host({"--no-watch", script}, {.attach = HostOptions::Attach::kDaemon});
   ASSERT_GT(host.port(), 0);
   ASSERT_EQ(tool_names(host.port()), "slow");
+  const std::string capabilities = capabilities_of(host.port());
 
   Client in_flight(host.port());
   ASSERT_TRUE(in_flight.send(post("/mcp", call_request("7", "slow"))));
@@ -180,6 +188,8 @@ tool_slow() { sleep 1; echo slow done; }
     names = tool_names(host.port());
   }
   EXPECT_EQ(names, "slow hi") << host.process().stderr_text();
+  // Not watching, the host promised no list_changed: a reload keeps that promise.
+  EXPECT_EQ(capabilities_of(host.port()), capabilities);
 
   auto answer = in_flight.read_response();
   ASSERT_TRUE(answer);
@@ -187,6 +197,55 @@ tool_slow() { sleep 1; echo slow done; }
   EXPECT_FALSE(host.process().wait_exit(0ms));  // SIGHUP does not stop the host
   EXPECT_NE(host.process().stderr_text().find("received SIGHUP: discovering the scripts again"),
             std::string::npos);
+}
+
+// With a controlling terminal, SIGHUP is the terminal's hangup: the host stops as on
+// SIGTERM. Ignored when the host started (nohup), it stays ignored.
+TEST(Service, SighupFromATerminalStopsTheHostAndNohupKeepsItIgnored) {
+  HttpHost in_terminal({"--no-watch", fixture("exec_tools.sh")},
+                       {.attach = HostOptions::Attach::kTerminal});
+  ASSERT_GT(in_terminal.port(), 0);
+  in_terminal.process().signal(SIGHUP);
+  auto status = in_terminal.process().wait_exit(20s);
+  ASSERT_TRUE(status) << in_terminal.process().stderr_text();
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0);
+  EXPECT_NE(in_terminal.process().stderr_text().find("shutting down: received SIGHUP"),
+            std::string::npos)
+      << in_terminal.process().stderr_text();
+
+  HttpHost under_nohup({"--no-watch", fixture("exec_tools.sh")},
+                       {.attach = HostOptions::Attach::kTerminal, .ignore_hangup = true});
+  ASSERT_GT(under_nohup.port(), 0);
+  under_nohup.process().signal(SIGHUP);
+  std::this_thread::sleep_for(300ms);
+  EXPECT_FALSE(under_nohup.process().wait_exit(0ms));
+  EXPECT_NE(tool_names(under_nohup.port()), "(no answer)");
+  EXPECT_EQ(under_nohup.process().stderr_text().find("SIGHUP"), std::string::npos)
+      << under_nohup.process().stderr_text();
+}
+
+// A request that has begun to arrive when the host is told to stop is read and answered
+// (then the connection closes): dropping it would leave its client, or a balancer in
+// front, unable to tell whether it ran.
+TEST(Service, ARequestThatHasBegunToArriveWhenTheHostStopsIsAnswered) {
+  HttpHost host({fixture("exec_tools.sh")});
+  ASSERT_GT(host.port(), 0);
+  const std::string bytes = post("/mcp", call_request("3", "echo", R"({"x":1})"));
+  Client c(host.port());
+  ASSERT_TRUE(c.send(bytes.substr(0, 20)));
+  std::this_thread::sleep_for(200ms);  // read by the host: the request has begun
+  host.process().signal(SIGTERM);
+  std::this_thread::sleep_for(200ms);
+  ASSERT_TRUE(c.send(bytes.substr(20)));
+  auto r = c.read_response();
+  ASSERT_TRUE(r) << host.process().stderr_text();
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->header("connection"), "close");
+  EXPECT_FALSE(is_error_result(parse(r->body))) << r->body;
+  EXPECT_TRUE(c.closed_by_server());
+  auto status = host.process().wait_exit(20s);
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << host.process().stderr_text();
 }
 
 }  // namespace
