@@ -123,30 +123,34 @@ constexpr std::uint64_t kMaxConnections = 65536;
 constexpr double kMinHttpTimeoutSeconds = 0.001, kMaxHttpTimeoutSeconds = 24 * 3600;
 
 // The HTTP options: only with --http.
-const char* const kHttpOptions[] = {"listen",          "http-path",    "allow-origin",
-                                    "auth-token-file", "max-body",     "max-header",
-                                    "max-connections", "idle-timeout", "header-timeout"};
+const char* const kHttpOptions[] = {
+    "listen",     "http-path",       "allow-origin", "auth-token-file", "max-body",
+    "max-header", "max-connections", "idle-timeout", "header-timeout",  "metrics-listen"};
 
-// "[HOST:]PORT", HOST a name, an IPv4 literal or a bracketed IPv6 literal.
-std::optional<std::string> parse_listen(const std::string& text, Options& o) {
+// "[HOST:]PORT", HOST a name, an IPv4 literal or a bracketed IPv6 literal, for the option
+// `name` (listen, metrics-listen).
+std::optional<std::string> parse_listen(const std::string& name, const std::string& text,
+                                        std::optional<std::string>& host_out,
+                                        std::optional<std::uint16_t>& port_out) {
+  const std::string needs =
+      "--" + name + " needs [HOST:]PORT, e.g. 127.0.0.1:3000 or [::1]:3000, got \"" + text + "\"";
   std::string host, port = text;
   if (!text.empty() && text.front() == '[') {
     auto close = text.find(']');
     if (close == std::string::npos || close + 1 >= text.size() || text[close + 1] != ':')
-      return "--listen needs [HOST:]PORT, e.g. 127.0.0.1:3000 or [::1]:3000, got \"" + text + "\"";
+      return needs;
     host = text.substr(1, close - 1);
     port = text.substr(close + 2);
   } else if (auto colon = text.rfind(':'); colon != std::string::npos) {
     host = text.substr(0, colon);
     port = text.substr(colon + 1);
-    if (host.empty() || host.find(':') != std::string::npos)
-      return "--listen needs [HOST:]PORT, e.g. 127.0.0.1:3000 or [::1]:3000, got \"" + text + "\"";
+    if (host.empty() || host.find(':') != std::string::npos) return needs;
   }
   std::string error;
-  auto p = checked_count("listen", port, 0, 65535, error);
-  if (!p) return "--listen needs a port between 0 and 65535, got \"" + text + "\"";
-  if (!host.empty()) o.listen_host = host;
-  o.listen_port = static_cast<std::uint16_t>(*p);
+  auto p = checked_count(name, port, 0, 65535, error);
+  if (!p) return "--" + name + " needs a port between 0 and 65535, got \"" + text + "\"";
+  if (!host.empty()) host_out = host;
+  port_out = static_cast<std::uint16_t>(*p);
   return std::nullopt;
 }
 
@@ -230,7 +234,10 @@ po::options_description described() {
       "idle-timeout", po::value<std::string>()->value_name("SECONDS"),
       "close a keep-alive connection idle this long; also bounds reading a body and each "
       "write (default 60)")("header-timeout", po::value<std::string>()->value_name("SECONDS"),
-                            "time to send a request header (default 10)");
+                            "time to send a request header (default 10)")(
+      "metrics-listen", po::value<std::string>()->value_name("[HOST:]PORT"),
+      "serve /metrics on this address instead (with /healthz and /readyz; HOST defaults to "
+      "--listen's)");
   d.add(h);
   return d;
 }
@@ -431,7 +438,12 @@ ParseResult parse_options(int argc, char** argv) {
     if (vm.count(name) && !o.http) return fail(std::string("--") + name + " needs --http");
   if (o.http && o.verb != Verb::kServe) return fail("--http belongs to the serve verb");
   if (vm.count("listen"))
-    if (auto e = parse_listen(text("listen"), o)) return fail(*e);
+    if (auto e = parse_listen("listen", text("listen"), o.listen_host, o.listen_port))
+      return fail(*e);
+  if (vm.count("metrics-listen"))
+    if (auto e =
+            parse_listen("metrics-listen", text("metrics-listen"), o.metrics_host, o.metrics_port))
+      return fail(*e);
   if (vm.count("http-path")) {
     o.http_path = text("http-path");
     if (o.http_path->empty() || o.http_path->front() != '/' ||

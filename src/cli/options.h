@@ -47,22 +47,24 @@ struct Options {
   std::shared_ptr<const asking::StateSealer> state_sealer;
   std::chrono::seconds state_ttl{3600};
   bool confirm_destructive = false;  // --confirm-destructive
-  std::string tool;                // call
-  std::string args_json;           // call, prompt
-  std::string uri;                 // read: the last positional argument
-  std::string prompt;              // prompt: the last positional argument
-  std::string client;              // config: the first positional argument
-  std::string server_name;         // config: --name
-  std::vector<GivenOption> given;  // config: the host's options given, in order
+  std::string tool;                  // call
+  std::string args_json;             // call, prompt
+  std::string uri;                   // read: the last positional argument
+  std::string prompt;                // prompt: the last positional argument
+  std::string client;                // config: the first positional argument
+  std::string server_name;           // config: --name
+  std::vector<GivenOption> given;    // config: the host's options given, in order
   bool show_help = false, show_version = false;
 
   // Streamable HTTP (serve --http). Unset values are taken from the old core's
   // environment variables, then from defaults, when the server starts (cli/http_settings.h).
   bool http = false;
-  std::optional<std::string> listen_host;    // --listen HOST:PORT
-  std::optional<std::uint16_t> listen_port;  // --listen [HOST:]PORT
-  std::optional<std::string> http_path;      // --http-path
-  std::vector<std::string> allow_origins;    // --allow-origin, repeated or comma lists
+  std::optional<std::string> listen_host;     // --listen HOST:PORT
+  std::optional<std::uint16_t> listen_port;   // --listen [HOST:]PORT
+  std::optional<std::string> metrics_host;    // --metrics-listen HOST:PORT
+  std::optional<std::uint16_t> metrics_port;  // --metrics-listen [HOST:]PORT
+  std::optional<std::string> http_path;       // --http-path
+  std::vector<std::string> allow_origins;     // --allow-origin, repeated or comma lists
   std::optional<std::string> auth_token_file;
   std::optional<std::size_t> max_body;  // default: max_line
   std::size_t max_header = 16u << 10;

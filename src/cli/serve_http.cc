@@ -23,6 +23,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 
 #include "cli/host.h"
 #include "cli/http_settings.h"
@@ -95,14 +96,32 @@ int serve_http(const Options& options) {
 
   // Declared after the core: closing its connections on destruction tells the core.
   http::HttpServer server(host.io, core, *settings.options, *log, record);
-  server.set_metrics([&] {
+  auto render_metrics = [&] {
     const auto warm = host.executor->warm_counts();
     return metrics.render({.in_flight = core.calls().in_flight(),
                            .queued = core.calls().queued(),
                            .processes = host.runner.running(),
                            .warm_hits = warm.hits,
                            .warm_misses = warm.misses});
-  });
+  };
+  // --metrics-listen: /metrics (with the probes) on an address of its own, and only there.
+  // It serves until the host exits; while the host drains its /readyz says so.
+  std::unique_ptr<http::HttpServer> operations;
+  if (options.metrics_port) {
+    http::HttpOptions o = *settings.options;
+    o.host = options.metrics_host.value_or(o.host);
+    o.port = *options.metrics_port;
+    o.path = "/metrics";
+    o.probes_only = true;
+    operations = std::make_unique<http::HttpServer>(host.io, core, std::move(o), *log);
+    operations->set_metrics(render_metrics);
+    if (auto error = operations->listen()) {
+      log->error("cannot start: " + *error);
+      return 1;
+    }
+  } else {
+    server.set_metrics(render_metrics);
+  }
   const bool activated = !manager.sockets.empty();
   if (auto error = activated ? server.adopt(manager.sockets.front()) : server.listen()) {
     log->error("cannot start: " + *error);
@@ -115,6 +134,7 @@ int serve_http(const Options& options) {
   const std::string serving =
       "serving " + offer_summary(host.catalog) + "; listening on " + server.url();
   log->info(serving + (activated ? " (the service manager's socket)" : ""));
+  if (operations) log->info("metrics and probes on " + operations->url());
   manager.notify("READY=1\nSTATUS=" + serving);
 
   bool stopping = false;
@@ -136,6 +156,7 @@ int serve_http(const Options& options) {
     log->info("shutting down: " + why + "; " + std::to_string(core.calls().in_flight()) +
               " call(s) in flight");
     server.stop_accepting();
+    if (operations) operations->mark_stopping();
     reloader.reset();  // no reload while stopping
     core.end_subscriptions();
     core.input_closed();
@@ -179,6 +200,7 @@ int serve_http(const Options& options) {
   signals.async_wait(on_signal);
 
   server.start();
+  if (operations) operations->start();
   auto work = asio::make_work_guard(host.io);
   host.io.run();
   return 0;

@@ -29,6 +29,9 @@ struct HttpOptions {
   // Bytes of SSE notifications a client may leave unread before it counts as gone (its
   // call is then cancelled, as if it had closed the connection).
   std::size_t max_buffered = 4u << 20;
+  // A listener for operations only (--metrics-listen): /healthz, /readyz and /metrics;
+  // anything else is 404, and `path` is not an MCP endpoint there.
+  bool probes_only = false;
 };
 
 }  // namespace mcpsh::http

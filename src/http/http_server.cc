@@ -123,7 +123,7 @@ void HttpServer::add_session(tcp::socket socket) {
   session->start();
   // Accepted while stopping (taken from the backlog, or an accept that completed as the
   // listener closed): served if its request is already there, closed if not.
-  if (context_.stopping) session->stop_when_done();
+  if (!accepting_) session->stop_when_done();
 }
 
 void HttpServer::forget(Session* session) {

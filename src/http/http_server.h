@@ -48,6 +48,9 @@ class HttpServer {
   // close idle connections; a connection whose request is being served, or has begun to
   // arrive, closes after its response.
   void stop_accepting();
+  // /readyz answers 503 from now on, and connections close after their response; the
+  // listener stays open (the operations listener, which serves until the host exits).
+  void mark_stopping() { context_.stopping = true; }
   // Close every connection now; their calls are cancelled.
   void close_all();
   // Close the connections whose request is still with the core (when the core has

@@ -203,6 +203,10 @@ void Session::parse() {
 void Session::on_header() {
   const Request& header = parser_->get();
   if (answer_probe()) return;
+  if (context_.options.probes_only) {
+    refuse({404, "Not Found: this address serves /healthz, /readyz and /metrics", {}});
+    return;
+  }
   if (over_limit_) {
     refuse({503, "Service Unavailable: too many connections", {{"Retry-After", "1"}}});
     return;
@@ -304,7 +308,8 @@ bool Session::answer_probe() {
   const std::string_view target(header.target().data(), header.target().size());
   const std::string_view path = target.substr(0, target.find('?'));
   const bool metrics = path == "/metrics" && context_.metrics;
-  if (path == context_.options.path || (path != "/healthz" && path != "/readyz" && !metrics))
+  if ((path == context_.options.path && !context_.options.probes_only) ||
+      (path != "/healthz" && path != "/readyz" && !metrics))
     return false;
   const bool head = header.method() == bhttp::verb::head;
   if (!head && header.method() != bhttp::verb::get) return false;

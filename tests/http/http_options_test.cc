@@ -22,7 +22,11 @@ TEST(HttpOptions, BadValuesExit2WithAMessage) {
       {{"--http", "--max-connections", "0"}, "--max-connections"},
       {{"--http", "--idle-timeout", "0"}, "--idle-timeout"},
       {{"--http", "--header-timeout", "x"}, "--header-timeout"},
+      {{"--http", "--metrics-listen", "127.0.0.1:70000"},
+       "--metrics-listen needs a port between 0 and 65535"},
+      {{"--http", "--metrics-listen", ":9100"}, "--metrics-listen needs [HOST:]PORT"},
       {{"--listen", "3000"}, "needs --http"},
+      {{"--metrics-listen", "9100"}, "--metrics-listen needs --http"},
       {{"--max-body", "1k"}, "needs --http"},
       {{"list", "--http"}, "serve"},
   };

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <fstream>
+#include <regex>
 #include <thread>
 
 #include "e2e_helpers.h"
@@ -243,6 +244,50 @@ TEST(Service, ARequestThatHasBegunToArriveWhenTheHostStopsIsAnswered) {
   EXPECT_EQ(r->header("connection"), "close");
   EXPECT_FALSE(is_error_result(parse(r->body))) << r->body;
   EXPECT_TRUE(c.closed_by_server());
+  auto status = host.process().wait_exit(20s);
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << host.process().stderr_text();
+}
+
+// --metrics-listen: /metrics and the probes on an address of their own, /metrics only
+// there; the MCP endpoint is not served on it; its /readyz says when the host drains.
+TEST(Service, MetricsListenServesOperationsOnAnAddressOfItsOwn) {
+  ScratchDir dir;
+  const auto script = write_script(dir, "tools.sh", R"(
+# Waits a little, then answers.
+tool_slow() { sleep 1; echo slow done; }
+)");
+  HttpHost host({"--metrics-listen", "127.0.0.1:0", script});
+  ASSERT_GT(host.port(), 0);
+  const std::regex at(R"(metrics and probes on http://127\.0\.0\.1:([0-9]+)/metrics)");
+  std::smatch m;
+  const std::string log = host.process().stderr_text();
+  ASSERT_TRUE(std::regex_search(log, m, at)) << log;
+  const int ops = std::stoi(m[1]);
+
+  ASSERT_EQ(tool_names(host.port()), "slow");
+  auto metrics = http::exchange(ops, bare("GET", "/metrics"));
+  ASSERT_TRUE(metrics);
+  EXPECT_EQ(metrics->status, 200);
+  EXPECT_NE(metrics->body.find("mcpsh_requests_total{method=\"tools/list\",class=\"ok\"} 1"),
+            std::string::npos)
+      << metrics->body;
+  EXPECT_EQ(http::exchange(ops, bare("GET", "/readyz"))->status, 200);
+  EXPECT_EQ(http::exchange(ops, post("/mcp", request("1", "tools/list")))->status, 404);
+  EXPECT_EQ(http::exchange(host.port(), bare("GET", "/metrics"))->status, 404);
+  EXPECT_EQ(http::exchange(host.port(), bare("GET", "/healthz"))->status, 200);
+
+  Client in_flight(host.port());
+  ASSERT_TRUE(in_flight.send(post("/mcp", call_request("2", "slow"))));
+  std::this_thread::sleep_for(300ms);
+  host.process().signal(SIGTERM);
+  std::this_thread::sleep_for(200ms);
+  auto draining = http::exchange(ops, bare("GET", "/readyz"));
+  ASSERT_TRUE(draining);
+  EXPECT_EQ(draining->status, 503);
+  auto answer = in_flight.read_response();
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(result_text(parse(answer->body)), "slow done");
   auto status = host.process().wait_exit(20s);
   ASSERT_TRUE(status);
   EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << host.process().stderr_text();
