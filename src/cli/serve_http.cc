@@ -131,10 +131,18 @@ int serve_http(const Options& options) {
   // before the handler below is waiting are kept for it.
   asio::signal_set signals(host.io, SIGTERM, SIGINT, SIGQUIT);
   if (hangup != service::Hangup::kIgnored) signals.add(SIGHUP);
+  // Inherited blocked, they would never arrive (Asio installs handlers, it does not unblock).
+  sigset_t handled;
+  sigemptyset(&handled);
+  for (int sig : {SIGTERM, SIGINT, SIGQUIT, SIGHUP})
+    if (sig != SIGHUP || hangup != service::Hangup::kIgnored) sigaddset(&handled, sig);
+  ::pthread_sigmask(SIG_UNBLOCK, &handled, nullptr);
+  if (operations) log->info("metrics and probes on " + operations->url());
+  if (hangup == service::Hangup::kIgnored)
+    log->info("SIGHUP was ignored when the host started (nohup): it stays ignored");
   const std::string serving =
       "serving " + offer_summary(host.catalog) + "; listening on " + server.url();
   log->info(serving + (activated ? " (the service manager's socket)" : ""));
-  if (operations) log->info("metrics and probes on " + operations->url());
   manager.notify("READY=1\nSTATUS=" + serving);
 
   bool stopping = false;
@@ -166,6 +174,7 @@ int serve_http(const Options& options) {
       if (core.calls().in_flight() > 0)
         log->info("grace over: stopping " + std::to_string(core.calls().in_flight()) + " call(s)");
       core.calls().stop_all(std::min(grace, kShutdownGrace));
+      server.close_unanswered();
       final_timer.expires_after(2 * kShutdownGrace);
       final_timer.async_wait([&](const boost::system::error_code& e) {
         if (e) return;
@@ -180,8 +189,10 @@ int serve_http(const Options& options) {
       [&](const boost::system::error_code& ec, int sig) {
         if (ec) return;
         const std::string name = signal_name(sig);
-        if (sig == SIGHUP && hangup == service::Hangup::kReload) {
-          if (reloader) {
+        if (sig == SIGHUP && (hangup == service::Hangup::kReload || stopping)) {
+          // Once stopping, a terminal's further hangups (bash resends them to its jobs) add
+          // nothing; only SIGTERM, SIGINT or SIGQUIT again kill every tool at once.
+          if (reloader && !stopping) {
             log->info("received SIGHUP: discovering the scripts again");
             reloader->reload_now();
           }

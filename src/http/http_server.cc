@@ -68,6 +68,7 @@ std::optional<std::string> HttpServer::adopt(int fd) {
   if (ec) return "cannot serve on descriptor " + std::to_string(fd) + ": " + ec.message();
   const tcp::endpoint endpoint = acceptor_.local_endpoint(ec);
   context_.loopback_bound = !ec && endpoint.address().is_loopback();
+  adopted_ = true;
   return std::nullopt;
 }
 
@@ -143,12 +144,18 @@ void HttpServer::forget(Session* session) {
 void HttpServer::stop_accepting() {
   accepting_ = false;
   context_.stopping = true;
+  std::vector<std::shared_ptr<Session>> all;
+  for (auto& [_, s] : sessions_) all.push_back(s);
+  for (auto& s : all) s->stop_when_done();
   // Connections the kernel completed that nobody accepted yet would be reset when the
   // listener closes, though their clients may have sent a request already: they are taken
-  // now, within the connection bound, and treated like the open ones below.
+  // now, within the connection bound, and treated like the open ones above. Not from a
+  // socket a service manager handed over: it keeps listening, and what waits there is for
+  // the host it starts next.
   boost::system::error_code ec;
-  acceptor_.non_blocking(true, ec);
-  while (!ec && acceptor_.is_open() && sessions_.size() < options_.max_connections + kOverflow) {
+  if (!adopted_) acceptor_.non_blocking(true, ec);
+  while (!adopted_ && !ec && acceptor_.is_open() &&
+         sessions_.size() < options_.max_connections + kOverflow) {
     tcp::socket socket(io_);
     acceptor_.accept(socket, ec);
     if (!ec) add_session(std::move(socket));
@@ -156,9 +163,12 @@ void HttpServer::stop_accepting() {
   boost::system::error_code ignored;
   acceptor_.close(ignored);
   retry_.cancel();
+}
+
+void HttpServer::close_unanswered() {
   std::vector<std::shared_ptr<Session>> all;
   for (auto& [_, s] : sessions_) all.push_back(s);
-  for (auto& s : all) s->stop_when_done();
+  for (auto& s : all) s->close_unless_answering();
 }
 
 void HttpServer::close_all() {

@@ -51,6 +51,9 @@ class HttpServer {
   // /readyz answers 503 from now on, and connections close after their response; the
   // listener stays open (the operations listener, which serves until the host exits).
   void mark_stopping() { context_.stopping = true; }
+  // After a stop, once the calls were given up: close the connections whose request is
+  // still arriving or has not come (their answer could not be given).
+  void close_unanswered();
   // Close every connection now; their calls are cancelled.
   void close_all();
   // Close the connections whose request is still with the core (when the core has
@@ -75,6 +78,7 @@ class HttpServer {
   HttpOptions options_;
   SessionContext context_;
   boost::asio::ip::tcp::acceptor acceptor_;
+  bool adopted_ = false;             // the listening socket came from a service manager (adopt)
   boost::asio::steady_timer retry_;  // accepting again after running out of descriptors
   std::unordered_map<Session*, std::shared_ptr<Session>> sessions_;
   bool accepting_ = false, paused_ = false, stopped_ = false;

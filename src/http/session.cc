@@ -437,11 +437,21 @@ void Session::stop_when_done() {
   // could tell whether it ran. Its header (or idle) deadline still bounds the reading.
   if (state_ == State::kHeader || state_ == State::kBody) return;
   if (state_ != State::kWaiting) return;
-  // Bytes already in the kernel's buffer are such a request too (the pending read delivers
-  // them); closing over them would also reset the connection.
+  // Bytes already in the kernel's buffer are such a request too; so are bytes the pending
+  // read has already taken (Asio reads at once when it can, and delivers later). Cancelling
+  // the read settles it: bytes it took are delivered and parsed as a request, and a read
+  // that found nothing ends with operation_aborted, on which the connection closes.
   boost::system::error_code ec;
   if (socket_.available(ec) > 0 && !ec) return;
+  if (reading_) {
+    socket_.cancel(ec);
+    return;
+  }
   close();
+}
+
+void Session::close_unless_answering() {
+  if (state_ == State::kWaiting || state_ == State::kHeader || state_ == State::kBody) close();
 }
 
 void Session::close_now() { client_gone("the server is stopping"); }

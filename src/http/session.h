@@ -68,6 +68,9 @@ class Session : public ResponseSink, public std::enable_shared_from_this<Session
   // The server is stopping: close now if no request is being served or arriving (bytes of
   // one read or waiting in the socket); otherwise close after its response.
   void stop_when_done();
+  // The host gave up on its calls: a request still arriving would run a tool that is cut
+  // off at once, so the connection closes now (nothing of it reached the core).
+  void close_unless_answering();
   // Close now; a call in flight is cancelled.
   void close_now();
   State state() const { return state_; }

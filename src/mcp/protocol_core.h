@@ -85,7 +85,8 @@ class ProtocolCore {
   const Offering& offering() const { return *offering_; }
   // What a resource depends on changed (@watch): its subscribers are told.
   void resource_changed(const std::string& uri) { subscriptions_.resource_updated(uri); }
-  // The host is stopping: every open subscriptions/listen gets its closing result.
+  // The host is stopping: every open subscriptions/listen gets its closing result, and one
+  // opened from now on gets it at once.
   void end_subscriptions();
   std::size_t open_subscriptions() const { return subscriptions_.open(); }
 
@@ -171,6 +172,7 @@ class ProtocolCore {
   std::shared_ptr<const Offering> offering_;  // what is served now
   CallNotifier notifier_;
   Subscriptions subscriptions_;
+  bool subscriptions_ended_ = false;  // end_subscriptions() was called: the host is stopping
   bool warm_wanted_ = false, warmed_ = false;
   // The host's requests to clients awaiting their response, by id (compact JSON).
   struct PendingAsk {

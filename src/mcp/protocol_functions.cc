@@ -316,6 +316,9 @@ void ProtocolCore::handle_listen(Request& r) {
   ListChanges offered{a.tools, a.prompts, a.resources, a.subscribe};
   log_.debug("subscriptions/listen " + r.exchange.id->json + " opened");
   subscriptions_.listen(r.from, std::move(r.exchange), std::move(*filter), offered);
+  // Opened after the host began to stop (its request was still arriving): acknowledged and
+  // closed at once, like the others were.
+  if (subscriptions_ended_) end_subscriptions();
 }
 
 void ProtocolCore::handle_subscribe(Request& r, bool subscribe) {
@@ -343,6 +346,7 @@ void ProtocolCore::handle_subscribe(Request& r, bool subscribe) {
 }
 
 void ProtocolCore::end_subscriptions() {
+  subscriptions_ended_ = true;
   for (auto& open : subscriptions_.take_all()) {
     const Exchange& x = open.exchange;
     rapidjson::Document result(rapidjson::kObjectType);

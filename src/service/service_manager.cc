@@ -64,7 +64,7 @@ Hangup hangup_meaning() {
   struct sigaction current {};
   if (::sigaction(SIGHUP, nullptr, &current) == 0 && current.sa_handler == SIG_IGN)
     return Hangup::kIgnored;
-  const int tty = ::open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+  const int tty = ::open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
   if (tty < 0) return Hangup::kReload;
   ::close(tty);
   return Hangup::kStop;
