@@ -8,12 +8,15 @@
 // Processes a test must find again carry a unique tag in their command line (the fixture
 // runs `exec -a TAG sleep 1000`); TagCleanup kills whatever still carries it when the test
 // ends, pass or fail, so a failing test does not leave sleepers on the machine.
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -63,6 +66,28 @@ struct ScratchDir {
     std::filesystem::remove_all(path, ec);
   }
   std::string operator/(const std::string& name) const { return path + "/" + name; }
+};
+
+// A TCP socket listening on 127.0.0.1, on a port the kernel chose (port stays 0 when it
+// could not be made): for a tool to connect to, or to hand the host as a service manager
+// would.
+struct Listener {
+  int fd = -1;
+  int port = 0;
+  Listener() {
+    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0 || ::listen(fd, 16) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+      return;
+    port = ntohs(addr.sin_port);
+  }
+  ~Listener() { ::close(fd); }
+  Listener(const Listener&) = delete;
+  Listener& operator=(const Listener&) = delete;
 };
 
 inline std::string quoted(const std::string& s) { return "\"" + s + "\""; }

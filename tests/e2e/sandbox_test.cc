@@ -192,26 +192,8 @@ TEST_F(Sandbox, ReadOfADeniedKeyIsRefused) {
   EXPECT_NE(free.text.find("PRIVATE KEY"), std::string::npos);
 }
 
-// A listener on loopback: the tool connects with bash's /dev/tcp.
-struct Listener {
-  int fd = -1;
-  int port = 0;
-  Listener() {
-    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0 || ::listen(fd, 16) != 0 ||
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
-      return;
-    port = ntohs(addr.sin_port);
-  }
-  ~Listener() { ::close(fd); }
-};
-
 TEST_F(Sandbox, ConnectingToLoopbackIsRefusedWithoutNetwork) {
-  Listener listener;
+  exec::Listener listener;
   ASSERT_GT(listener.port, 0);
   const std::string port = std::to_string(listener.port);
   auto free = call("connect", port);
@@ -273,7 +255,7 @@ TEST_F(Sandbox, NoNetworkHoldsWhateverTheHighBitsOfTheFamily) {
 // connect= is about where a tool connects, whatever the way: not MPTCP, not a TCP Fast
 // Open sendto, and no listening on a port the kernel picks.
 TEST_F(Sandbox, ConnectOpensOnlyTheNamedPortsWhateverTheWay) {
-  Listener listener;
+  exec::Listener listener;
   ASSERT_GT(listener.port, 0);
   const std::string port = std::to_string(listener.port);
   const std::vector<std::string> other{"--sandbox", "connect=1"};

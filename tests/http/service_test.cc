@@ -28,24 +28,6 @@ namespace {
 
 using exec::ScratchDir;
 
-// A listening TCP socket on 127.0.0.1 and a port the kernel chose.
-struct ListeningSocket {
-  int fd = -1;
-  int port = 0;
-  ListeningSocket() {
-    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-    EXPECT_EQ(::listen(fd, 16), 0);
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-    port = ntohs(address.sin_port);
-  }
-  ~ListeningSocket() { ::close(fd); }
-};
-
 // What a service manager listens on for notifications: a datagram socket in the abstract
 // namespace ("@name" in NOTIFY_SOCKET).
 struct NotifySocket {
@@ -113,7 +95,7 @@ tool_env() { echo "${LISTEN_FDS-unset} ${LISTEN_PID-unset} ${NOTIFY_SOCKET-unset
 TEST(Service, ServesTheSocketItIsHandedAndTellsTheManager) {
   ScratchDir dir;
   const auto script = write_script(dir, "env.sh", kEnvironmentTool);
-  ListeningSocket socket;
+  exec::Listener socket;
   NotifySocket manager;
   HostProcess host({"--http", "--no-watch", script},
                    {.env = {{"NOTIFY_SOCKET", manager.name}}, .pass_socket = socket.fd});
