@@ -162,4 +162,11 @@ std::optional<std::string> StateSealer::open(std::string_view token) const {
   return plain;
 }
 
+std::string unguessable_id(std::size_t bytes) {
+  std::string raw(bytes, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(raw.data()), static_cast<int>(raw.size())) != 1)
+    throw std::runtime_error("no random bytes for an id");
+  return encode_base64url(raw);
+}
+
 }  // namespace mcpsh::asking

@@ -13,6 +13,7 @@
 // states), or random per process when no file is given (a state then dies with the host
 // that made it). Thread-safe: seal and open touch no shared mutable state.
 #include <array>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,5 +39,10 @@ class StateSealer {
   explicit StateSealer(const std::array<unsigned char, 32>& key) : key_(key) {}
   std::array<unsigned char, 32> key_;
 };
+
+// An identifier no one can guess or enumerate: `bytes` random bytes from OpenSSL's CSPRNG,
+// base64url without padding (16 bytes: 22 characters). The ids of tasks (the tasks
+// extension says a task id may serve as a bearer token).
+std::string unguessable_id(std::size_t bytes = 16);
 
 }  // namespace mcpsh::asking

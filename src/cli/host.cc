@@ -112,6 +112,9 @@ mcp::CoreOptions core_options(const Options& options) {
   o.sealer = options.state_sealer;
   o.state_ttl = options.state_ttl;
   o.confirm_destructive = options.confirm_destructive;
+  o.task_after = options.task_after;
+  o.task_ttl = options.task_ttl;
+  o.max_tasks = options.max_tasks;
   return o;
 }
 

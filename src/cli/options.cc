@@ -112,6 +112,7 @@ std::optional<std::uint64_t> checked_count(const std::string& name, const std::s
 constexpr double kMaxTimeoutSeconds = 365.0 * 24 * 3600;
 constexpr double kMaxKillGraceSeconds = 3600;
 constexpr double kMaxHeartbeatSeconds = 24 * 3600;
+constexpr double kMaxTaskAfterSeconds = 3600;
 constexpr std::uint64_t kMaxOutputBytes = kGiB;
 constexpr std::uint64_t kMaxLineBytes = kGiB;
 constexpr std::uint64_t kMinMemoryBytes = kMiB, kMaxMemoryBytes = 1024 * kTiB;
@@ -207,6 +208,15 @@ po::options_description described() {
       "ask the user to confirm every call of a tool annotated destructiveHint, as @confirm does")(
       "state-ttl", po::value<std::string>()->value_name("SECONDS"),
       "how long a client may take to answer a tool's question, 1 to 86400 (default 3600)")(
+      "task-after", po::value<std::string>()->value_name("SECONDS"),
+      "a call of a @task tool, from a client that takes tasks, becomes a task once it has "
+      "run this long, 0 to 3600 (default 1; mcp_task makes it one sooner)")(
+      "task-ttl", po::value<std::string>()->value_name("SECONDS"),
+      "how long a task is kept once it has ended or waits for input, 1 to 604800 "
+      "(default 3600)")(
+      "max-tasks", po::value<std::string>()->value_name("N"),
+      "keep at most N tasks, 1 to 100000 (default 1000; when full, the task that ended "
+      "longest ago makes room)")(
       "page-size", po::value<std::string>()->value_name("N"),
       "list results longer than N items come in pages (cursor), 1 to 10000 (default 100)")(
       "tool", po::value<std::string>()->value_name("NAME"), "call: the tool to call")(
@@ -348,7 +358,8 @@ ParseResult parse_options(int argc, char** argv) {
   std::string error;
   for (auto [name, target, max] : {std::tuple{"timeout", &o.limits.timeout, kMaxTimeoutSeconds},
                                    {"kill-grace", &o.limits.kill_grace, kMaxKillGraceSeconds},
-                                   {"heartbeat", &o.heartbeat, kMaxHeartbeatSeconds}}) {
+                                   {"heartbeat", &o.heartbeat, kMaxHeartbeatSeconds},
+                                   {"task-after", &o.task_after, kMaxTaskAfterSeconds}}) {
     if (!vm.count(name)) continue;
     auto v = checked_seconds(name, text(name), 0, max, error);
     if (!v) return fail(error);
@@ -378,7 +389,8 @@ ParseResult parse_options(int argc, char** argv) {
        {std::tuple{"max-concurrency", &o.max_concurrency, std::uint64_t{1}, kMaxConcurrency},
         {"warm", &o.warm, std::uint64_t{0}, kMaxWarm},
         {"max-queue", &o.max_queue, std::uint64_t{1}, kMaxQueue},
-        {"page-size", &o.page_size, std::uint64_t{1}, std::uint64_t{10000}}}) {
+        {"page-size", &o.page_size, std::uint64_t{1}, std::uint64_t{10000}},
+        {"max-tasks", &o.max_tasks, std::uint64_t{1}, std::uint64_t{100000}}}) {
     if (!vm.count(name)) continue;
     auto v = checked_count(name, text(name), min, max, error);
     if (!v) return fail(error);
@@ -389,6 +401,11 @@ ParseResult parse_options(int argc, char** argv) {
     auto v = checked_count("state-ttl", text("state-ttl"), 1, 86400, error);
     if (!v) return fail(error);
     o.state_ttl = std::chrono::seconds(*v);
+  }
+  if (vm.count("task-ttl")) {
+    auto v = checked_count("task-ttl", text("task-ttl"), 1, 7 * 86400, error);
+    if (!v) return fail(error);
+    o.task_ttl = std::chrono::seconds(*v);
   }
   if (vm.count("state-key-file")) {
     auto sealer = asking::StateSealer::from_key_file(text("state-key-file"), error);

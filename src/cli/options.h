@@ -47,13 +47,17 @@ struct Options {
   std::shared_ptr<const asking::StateSealer> state_sealer;
   std::chrono::seconds state_ttl{3600};
   bool confirm_destructive = false;  // --confirm-destructive
-  std::string tool;                  // call
-  std::string args_json;             // call, prompt
-  std::string uri;                   // read: the last positional argument
-  std::string prompt;                // prompt: the last positional argument
-  std::string client;                // config: the first positional argument
-  std::string server_name;           // config: --name
-  std::vector<GivenOption> given;    // config: the host's options given, in order
+  // The tasks extension: --task-after, --task-ttl, --max-tasks (mcp/protocol_core.h).
+  std::chrono::milliseconds task_after{1000};
+  std::chrono::seconds task_ttl{3600};
+  std::size_t max_tasks = 1000;
+  std::string tool;                // call
+  std::string args_json;           // call, prompt
+  std::string uri;                 // read: the last positional argument
+  std::string prompt;              // prompt: the last positional argument
+  std::string client;              // config: the first positional argument
+  std::string server_name;         // config: --name
+  std::vector<GivenOption> given;  // config: the host's options given, in order
   bool show_help = false, show_version = false;
 
   // Streamable HTTP (serve --http). Unset values are taken from the old core's

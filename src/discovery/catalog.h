@@ -13,6 +13,11 @@
 
 namespace mcpsh::discovery {
 
+// Whether a tool's call may run as a task (the tasks extension, io.modelcontextprotocol/tasks):
+// kNone never; kOptional when the request declared the extension (else it runs as any call);
+// kRequired only so (a request without the extension is refused with -32021).
+enum class TaskSupport { kNone, kOptional, kRequired };
+
 struct ToolEntry {
   std::string name;             // MCP tool name; tool_<name> is the function
   std::string script;           // absolute path of the script to source for a call
@@ -27,7 +32,8 @@ struct ToolEntry {
   // @confirm MESSAGE: the user must accept MESSAGE (its {param} placeholders filled from
   // the arguments) before the tool runs; "" for none.
   std::string confirm;
-  bool destructive = false;  // annotations.destructiveHint is true
+  bool destructive = false;               // annotations.destructiveHint is true
+  TaskSupport task = TaskSupport::kNone;  // @task
 };
 
 // A resource_<name> function: reading its URI (or a URI its template matches) runs it.

@@ -181,6 +181,15 @@ CommentMetadata metadata_from_comments(const std::string& tool_name,
     } else if (tag.name == "confirm") {
       out.confirm = trim(tag.value);
       if (out.confirm.empty()) out.errors.push_back(at + "@confirm needs the message to show");
+    } else if (tag.name == "task") {
+      const std::string mode = trim(tag.value);
+      if (mode.empty() || mode == "optional")
+        out.task = TaskSupport::kOptional;
+      else if (mode == "required")
+        out.task = TaskSupport::kRequired;
+      else
+        out.errors.push_back(at + "@task takes nothing, \"optional\" or \"required\", got \"" +
+                             mode + "\"");
     } else {
       out.errors.push_back(at + "unknown tag @" + tag.name);
     }

@@ -18,6 +18,8 @@
 //   #                                                --env-allow (--env-deny still wins)
 //   # @confirm Book {seats} seats?                   the user must accept this first
 //   #                                                ({param}: the argument's value)
+//   # @task                                          may run as a task (long-running);
+//   # @task required                                 only as a task
 //   tool_book_seats() { ... }
 //
 // The block is the run of lines starting with '#' that ends on the line just above the
@@ -27,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "discovery/catalog.h"
 #include "sandbox/policy.h"
 
 namespace mcpsh::discovery {
@@ -62,6 +65,7 @@ struct CommentMetadata {
   std::vector<std::string> env;            // @env
   std::string confirm;                     // @confirm
   bool destructive = false;                // annotations.destructiveHint is true
+  TaskSupport task = TaskSupport::kNone;   // @task
   std::vector<std::string> errors;         // "line N: ..." for the caller to report
 };
 

@@ -362,7 +362,7 @@ Catalog build_catalog(Catalog catalog, const std::vector<ScriptResult>& results,
         if (!claim(name, r.script)) continue;
         catalog.tools.push_back({name, r.script, meta.definition_json, true, meta.timeout,
                                  confinement_for(options, meta.sandbox, meta.env), meta.confirm,
-                                 meta.destructive});
+                                 meta.destructive, meta.task});
       }
     }
 

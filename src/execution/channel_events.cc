@@ -254,6 +254,10 @@ std::optional<ChannelEvent> take_channel_line(std::string line) {
     if (fields.size() >= 3) event.message = std::string(fields[2]);
     return event;
   }
+  if (fields[0] == "task") {
+    fields = split_tabs(line, 2);
+    return TaskEvent{fields.size() >= 2 ? std::string(fields[1]) : std::string()};
+  }
   if (fields[0] == "too_large") {
     fields = split_tabs(line, 3);
     OversizedContentEvent event{fields.size() >= 3 ? std::string(fields[2].substr(0, 32)) : "", 0};

@@ -15,6 +15,7 @@
 //   resource_link <TAB> URI <TAB> NAME <TAB> MIME <TAB> ANNOTATIONS <TAB> DESCRIPTION
 //   text <TAB> ANNOTATIONS <TAB> BASE64                  (mcp_message: a text, with a role)
 //   too_large <TAB> BYTES <TAB> KIND                      (written by the runner, not a tool)
+//   task <TAB> MESSAGE                                    (mcp_task: go on as a task)
 //   ask <TAB> KEY <TAB> KIND <TAB> FIRST <TAB> SECOND <TAB> THIRD
 //                  (mcp_elicit, mcp_confirm, mcp_sample, mcp_roots, mcp_ask: a question
 //                   the call has no answer to yet; KIND elicit|confirm|sample|roots, the
@@ -86,6 +87,12 @@ struct AskEvent {
   std::string key, kind, first, second, third;
 };
 
+// The tool is ready to go on as a task (mcp_task; the tasks extension): the protocol unit
+// decides whether the call becomes one. MESSAGE is the task's status message.
+struct TaskEvent {
+  std::string message;
+};
+
 // A content line the runner did not pass on: over the call's output limit.
 struct OversizedContentEvent {
   std::string kind;     // as the line named it
@@ -93,7 +100,7 @@ struct OversizedContentEvent {
 };
 
 using ChannelEvent = std::variant<ProgressEvent, LogEvent, MalformedEvent, ContentEvent,
-                                  OversizedContentEvent, AskEvent>;
+                                  OversizedContentEvent, AskEvent, TaskEvent>;
 
 // nullopt for an empty line or an unknown event kind (ignored: newer helpers may write
 // kinds an older host does not know).

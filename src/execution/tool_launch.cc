@@ -54,6 +54,13 @@ mcp_progress() {
   builtin local LC_ALL=C m="${3:-}"
   { builtin printf 'progress\t%s\t%s\t%s\n' "${1:-}" "${2:-}" "${m//[$'\t\n']/ }"; } 2>/dev/null >&4 || builtin true
 }
+# mcp_task [MESSAGE] -- from here on, go on as a task when the call can be one (a tool
+#   marked @task, a client that takes tasks): the client gets the task now and the tool
+#   runs on in the background; MESSAGE is the task's status. Otherwise it does nothing.
+mcp_task() {
+  builtin local LC_ALL=C m="${1:-}"
+  { builtin printf 'task\t%s\n' "${m//[$'\t\n']/ }"; } 2>/dev/null >&4 || builtin true
+}
 # mcp_log LEVEL MESSAGE -- LEVEL: debug info notice warning error critical alert emergency.
 mcp_log() {
   builtin local LC_ALL=C m="${2:-}"

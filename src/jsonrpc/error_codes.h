@@ -8,6 +8,7 @@ enum ErrorCode : int {
   kMethodNotFound = -32601,
   kInvalidParams = -32602,
   kInternalError = -32603,
+  kMissingClientCapability = -32021,     // MCP 2026-07-28: data.requiredCapabilities
   kUnsupportedProtocolVersion = -32022,  // MCP 2026-07-28
 };
 

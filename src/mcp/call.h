@@ -62,6 +62,13 @@ struct Call : std::enable_shared_from_this<Call> {
   std::vector<asking::Ask> asks;
   std::string ask_mistake;
   std::string confirm;  // @confirm's message, filled in: asked before the tool runs
+  // The tasks extension (task_methods.cc). While the call may still become a task: what a
+  // run of it again needs (its launch as planned, before the scheduler let go of the
+  // arguments) and when it becomes one if it has not finished or asked by then (the
+  // scheduler calls hooks.due). Once it is a task: the task's id.
+  std::shared_ptr<const execution::ToolLaunch> task_seed;
+  std::optional<Clock::time_point> due;
+  std::string task_id;
 
   CallKey key() const { return {connection.get(), *exchange.id}; }
   // Who runs, for logs: the tool's name, or the function (resource_x, prompt_x, ...).

@@ -70,20 +70,24 @@ struct CallScheduler::State : std::enable_shared_from_this<State> {
     if (calls.empty() && on_idle) on_idle();
   }
 
+  // A task's run has no heartbeat: its status shows it working, and the heartbeat's
+  // message would replace the tool's own.
   bool wants_heartbeat(const Call& c) const {
-    return heartbeat.count() > 0 && c.run && !c.cancelled &&
+    return heartbeat.count() > 0 && c.run && !c.cancelled && c.task_id.empty() &&
            c.exchange.meta.progress_token_json.has_value();
   }
 
-  // One wake for all calls: the earliest moment a heartbeat may be due. Waking early is
-  // harmless (beat() re-arms), so progress reports need not move the wake.
+  // One wake for all calls: the earliest moment a heartbeat or a call's `due` may come.
+  // Waking early is harmless (beat() re-arms), so progress reports need not move the wake.
   void arm_heartbeat() {
     std::optional<Clock::time_point> next;
-    for (const auto& [key, c] : calls)
-      if (wants_heartbeat(*c)) {
-        auto due = c->progress.last_report + heartbeat;
-        if (!next || due < *next) next = due;
-      }
+    auto consider = [&](Clock::time_point t) {
+      if (!next || t < *next) next = t;
+    };
+    for (const auto& [key, c] : calls) {
+      if (wants_heartbeat(*c)) consider(c->progress.last_report + heartbeat);
+      if (c->due && !c->cancelled) consider(*c->due);
+    }
     if (!next || (wake_armed && *wake_armed <= *next)) return;
     wake_armed = next;
     std::weak_ptr<State> self = weak_from_this();
@@ -95,10 +99,16 @@ struct CallScheduler::State : std::enable_shared_from_this<State> {
   void beat() {
     wake_armed.reset();
     const auto now = time.now();
-    std::vector<std::shared_ptr<Call>> due;
-    for (const auto& [key, c] : calls)
-      if (wants_heartbeat(*c) && now - c->progress.last_report >= heartbeat) due.push_back(c);
-    for (const auto& c : due) hooks.heartbeat(*c);
+    std::vector<std::shared_ptr<Call>> beats, dues;
+    for (const auto& [key, c] : calls) {
+      if (wants_heartbeat(*c) && now - c->progress.last_report >= heartbeat) beats.push_back(c);
+      if (c->due && !c->cancelled && *c->due <= now) dues.push_back(c);
+    }
+    for (const auto& c : beats) hooks.heartbeat(*c);
+    for (const auto& c : dues) {
+      c->due.reset();
+      if (calls.count(c->key()) && hooks.due) hooks.due(*c);
+    }
     arm_heartbeat();
   }
 };
@@ -134,6 +144,18 @@ void CallScheduler::cancel(const CallKey& key) {
   if (s.on_dequeue) s.on_dequeue();
   if (s.calls.empty() && s.on_idle) s.on_idle();
 }
+
+void CallScheduler::rehome(const CallKey& key, ConnectionPtr to) {
+  auto& calls = state_->calls;
+  auto it = calls.find(key);
+  if (it == calls.end()) return;
+  auto call = std::move(it->second);
+  calls.erase(it);
+  call->connection = std::move(to);
+  calls[call->key()] = std::move(call);
+}
+
+void CallScheduler::rearm() { state_->arm_heartbeat(); }
 
 void CallScheduler::cancel_connection(const Connection* connection) {
   std::vector<CallKey> keys;

@@ -27,6 +27,7 @@ struct SchedulerHooks {
   std::function<void(Call&, const execution::ChannelEvent&)> event;  // live calls only
   std::function<void(Call&, std::string)> stderr_line;
   std::function<void(Call&)> heartbeat;  // a call with a progress token reported nothing
+  std::function<void(Call&)> due;        // the call's `due` moment came (it is then cleared)
 };
 
 class CallScheduler {
@@ -45,6 +46,11 @@ class CallScheduler {
   // Unknown or finished keys are ignored. A queued call is dropped at once; a running one
   // is cancelled through the runner and dropped when its processes are gone.
   void cancel(const CallKey& key);
+  // Moves a queued or running call to another connection (a call that becomes a task):
+  // from then on it is known, and cancelled, by (to, its id). Unknown keys are ignored.
+  void rehome(const CallKey& key, ConnectionPtr to);
+  // Arms the wake for calls whose `due` moment was set or moved after they were submitted.
+  void rearm();
   // Cancels every call of one connection (its peer is gone: nobody is left to answer).
   void cancel_connection(const Connection* connection);
   // Drops queued calls, terminates running ones; none of them is answered.

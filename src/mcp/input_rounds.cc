@@ -13,7 +13,6 @@ namespace mcpsh::mcp {
 
 namespace {
 
-constexpr int kMissingClientCapability = -32021;
 // The key of @confirm's question (tool_launch.h).
 constexpr const char* kConfirmKey = "mcp-shell-host:confirm";
 
@@ -152,9 +151,10 @@ bool ProtocolCore::answer_asks(Call& call, const execution::Outcome& outcome) {
     const std::string message =
         "Missing required client capability: " + call.label() + " needs " + missing_names;
     facts.outcome = "asked";
-    facts.error_code = kMissingClientCapability;
+    facts.error_code = jsonrpc::kMissingClientCapability;
     facts.error_message = message;
-    answer(*call.connection, x, jsonrpc::error_line(x.id, kMissingClientCapability, message, &data),
+    answer(*call.connection, x,
+           jsonrpc::error_line(x.id, jsonrpc::kMissingClientCapability, message, &data),
            std::move(facts));
     return true;
   }
@@ -224,10 +224,19 @@ void ProtocolCore::on_response(const ConnectionPtr& from, const jsonrpc::Message
     log_.info("ignored a response to no request of this host's: id " + m.id->json);
     return;
   }
+  auto call = it->second.call.lock();
+  // The answer comes where the question went: the call's connection, or for a task's run
+  // (2025-11-25) the connection its call came from. One from elsewhere leaves the question
+  // open.
+  Task* task = call && !call->task_id.empty() ? tasks_.get(call->task_id) : nullptr;
+  if (call && (task ? task->origin.lock().get() : call->connection.get()) != from.get()) {
+    log_.info("ignored a response from another connection: id " + m.id->json);
+    return;
+  }
   PendingAsk pending = std::move(it->second);
   pending_asks_.erase(it);
-  auto call = pending.call.lock();
-  if (!call || !call->run || call->cancelled || call->connection.get() != from.get()) return;
+  if (!call || !call->run || call->cancelled) return;
+  if (task) task_answered(*task);
   const rapidjson::Document& d = *m.document;
   std::string line;
   if (auto error = d.FindMember("error"); error != d.MemberEnd()) {

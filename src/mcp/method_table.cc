@@ -12,7 +12,7 @@ namespace {
 
 // Resources, prompts and completion exist in both eras; the core answers -32601 for
 // those the scripts offer nothing of (their capability is not advertised).
-constexpr std::array<MethodSpec, 15> kMethods = {{
+constexpr std::array<MethodSpec, 20> kMethods = {{
     {"initialize", MethodId::kInitialize, false, false},
     {"server/discover", MethodId::kDiscover, true, true},
     {"tools/list", MethodId::kToolsList, true, true},
@@ -28,6 +28,13 @@ constexpr std::array<MethodSpec, 15> kMethods = {{
     {"subscriptions/listen", MethodId::kListen, true, false},
     {"resources/subscribe", MethodId::kSubscribe, false, true},
     {"resources/unsubscribe", MethodId::kUnsubscribe, false, true},
+    // Tasks: the extension of 2026-07-28 (get, update, cancel) and those of 2025-11-25 (get,
+    // result, list, cancel; the core refuses them below that revision).
+    {"tasks/get", MethodId::kTasksGet, true, true},
+    {"tasks/update", MethodId::kTasksUpdate, true, false},
+    {"tasks/cancel", MethodId::kTasksCancel, true, true},
+    {"tasks/result", MethodId::kTasksResult, false, true},
+    {"tasks/list", MethodId::kTasksList, false, true},
 }};
 
 // Legacy requests carry only a progressToken in _meta; the rest comes from the session.
@@ -66,6 +73,11 @@ std::variant<Route, Refusal> route(std::string_view method, const rapidjson::Val
   if (!has_modern_meta(params)) {
     if (spec->id == MethodId::kInitialize) return Route{spec, {}};
     if (legacy && spec->legacy) return Route{spec, legacy_meta(params, *legacy)};
+    // In an initialize session a request without modern _meta is the session's: a method
+    // of 2026-07-28 alone does not exist for it.
+    if (legacy && !spec->legacy)
+      return not_found(method, " (not part of MCP " + legacy->version + "; it exists in MCP " +
+                                   std::string(kModernVersions[0]) + ")");
   }
   if (!spec->modern)
     return not_found(method, " (not part of MCP " + std::string(kModernVersions[0]) +

@@ -36,6 +36,11 @@ enum class MethodId {
   kListen,
   kSubscribe,
   kUnsubscribe,
+  kTasksGet,
+  kTasksUpdate,
+  kTasksCancel,
+  kTasksResult,
+  kTasksList,
 };
 
 struct MethodSpec {

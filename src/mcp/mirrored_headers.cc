@@ -178,8 +178,10 @@ std::optional<HeaderRefusal> check_mirrored_body(const MirroredHeaders& headers,
   std::string_view sent = trim_ows(*headers.method);
   if (sent != method) return mismatch("Mcp-Method", sent, std::string(sent), method);
 
+  // The tasks extension routes tasks/get, tasks/update and tasks/cancel by their taskId.
   const char* name_key = method == "tools/call" || method == "prompts/get" ? "name"
                          : method == "resources/read"                      ? "uri"
+                         : method.rfind("tasks/", 0) == 0                  ? "taskId"
                                                                            : nullptr;
   if (!name_key) return std::nullopt;
   const rapidjson::Value* body = member(params, name_key);

@@ -4,18 +4,26 @@
 
 namespace mcpsh::mcp {
 
+namespace {
+bool has_task_tools(const discovery::Catalog& catalog) {
+  return std::any_of(catalog.tools.begin(), catalog.tools.end(),
+                     [](const auto& tool) { return tool.task != discovery::TaskSupport::kNone; });
+}
+}  // namespace
+
 Offering::Offering(const discovery::Catalog& catalog, const std::vector<std::string>& resource_dirs,
                    bool live, std::size_t page_size)
     : tools(catalog, problems),
       resources(catalog, resource_dirs, problems),
       prompts(catalog),
-      profile(catalog.profile,
-              Offers{!resources.empty(), !prompts.empty(), prompts.has_completers(), live}),
+      profile(catalog.profile, Offers{!resources.empty(), !prompts.empty(),
+                                      prompts.has_completers(), live, has_task_tools(catalog)}),
       discover_result(profile.discover_result_json()),
       tool_list("tools", tools.tools_json(), page_size, profile),
       resource_list("resources", resources.resources_json(), page_size, profile),
       template_list("resourceTemplates", resources.templates_json(), page_size, profile),
       prompt_list("prompts", prompts.prompts_json(), page_size, profile),
+      task_tools(has_task_tools(catalog)),
       page_size_(page_size) {
   for (std::size_t i = 0; i < tools.size(); ++i) {
     const auto& entry = tools.at(i).entry;

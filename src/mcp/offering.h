@@ -40,6 +40,7 @@ class Offering {
   // Scripts with implemented tools, each with the confinements its tools run under: the
   // warm processes to keep.
   std::vector<execution::WarmTarget> warm_targets;
+  bool task_tools = false;  // a tool may run as a task (@task)
 
   // The tools list of a legacy revision (without the fields it does not define), rendered
   // at its first use.

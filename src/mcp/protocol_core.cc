@@ -31,6 +31,7 @@ ProtocolCore::ProtocolCore(const discovery::Catalog& catalog, execution::CallRun
       offering_(std::make_shared<Offering>(catalog, options_.resource_dirs, options_.live,
                                            options_.page_size)),
       notifier_(log),
+      tasks_(options_.max_tasks, options_.task_ttl),
       // The hooks reach this core; they live in the scheduler's state, which this core
       // owns and the runner's callbacks only reference weakly.
       scheduler_(runner, options_.max_concurrency, options_.heartbeat, time,
@@ -39,6 +40,7 @@ ProtocolCore::ProtocolCore(const discovery::Catalog& catalog, execution::CallRun
                      [this](Call& c, const char* why) {
                        forget_asks(c);
                        cancelled(c.exchange, *c.connection, why);
+                       task_dropped(c);
                      },
                      [this](Call& c, const execution::ChannelEvent& e) {
                        if (auto* q = std::get_if<execution::AskEvent>(&e); q && c.launch.replies)
@@ -46,10 +48,13 @@ ProtocolCore::ProtocolCore(const discovery::Catalog& catalog, execution::CallRun
                        if (auto* o = std::get_if<execution::OversizedContentEvent>(&e);
                            o && o->kind == "ask")
                          return question_too_large(c, o->bytes);
+                       if (auto* t = std::get_if<execution::TaskEvent>(&e))
+                         return make_task(c, t->message);
                        notifier_.on_event(c, e, time_.now());
                      },
                      [this](Call& c, std::string line) { notifier_.on_stderr_line(c, line); },
                      [this](Call& c) { notifier_.heartbeat(c, time_.now()); },
+                     [this](Call& c) { make_task(c, ""); },
                  }) {
   if (!options_.sealer)
     options_.sealer = std::make_shared<const asking::StateSealer>(asking::StateSealer::random());
@@ -118,6 +123,7 @@ void ProtocolCore::cancelled(const Exchange& x, const Connection& from, const ch
 
 void ProtocolCore::disconnected(const ConnectionPtr& connection) {
   scheduler_.cancel_connection(connection.get());
+  stop_waiting(connection.get(), nullptr);
   for (auto& x : subscriptions_.drop_connection(connection.get()))
     cancelled(x, *connection, "cancelled");
 }
@@ -171,7 +177,7 @@ Handled ProtocolCore::handle(const ConnectionPtr& from, std::string line) {
   const CallKey key{from.get(), *m.id};
   // An id in use by a call in flight is refused whatever the method, so that no other
   // result is ever sent for that id while the call runs.
-  if (scheduler_.busy(key) || subscriptions_.listening(key)) {
+  if (scheduler_.busy(key) || subscriptions_.listening(key) || waiting_for_task(key)) {
     refuse(*from, x, jsonrpc::kInvalidRequest,
            "Invalid Request: id " + m.id->json + " is already in use by a call in progress");
     return Handled::kAnswered;
@@ -212,9 +218,11 @@ Handled ProtocolCore::handle(const ConnectionPtr& from, std::string line) {
   }
   Request r{from, std::move(x), route.method->id, std::move(m.document), m.params};
   dispatch(r);
-  // Every method but an accepted call or listen request answers at once.
-  return scheduler_.busy(key) || subscriptions_.listening(key) ? Handled::kPending
-                                                               : Handled::kAnswered;
+  // Every method but an accepted call, a listen request or a tasks/result of a task that
+  // runs answers at once.
+  return scheduler_.busy(key) || subscriptions_.listening(key) || waiting_for_task(key)
+             ? Handled::kPending
+             : Handled::kAnswered;
 }
 
 void ProtocolCore::dispatch(Request& r) {
@@ -258,6 +266,16 @@ void ProtocolCore::dispatch(Request& r) {
       return handle_subscribe(r, true);
     case MethodId::kUnsubscribe:
       return handle_subscribe(r, false);
+    case MethodId::kTasksGet:
+      return handle_tasks_get(r);
+    case MethodId::kTasksUpdate:
+      return handle_tasks_update(r);
+    case MethodId::kTasksCancel:
+      return handle_tasks_cancel(r);
+    case MethodId::kTasksResult:
+      return handle_tasks_result(r);
+    case MethodId::kTasksList:
+      return handle_tasks_list(r);
   }
 }
 
@@ -270,6 +288,7 @@ void ProtocolCore::on_notification(const ConnectionPtr& from, const Message& m) 
       // A cancelled listen stream gets no answer, as a cancelled call does not.
       if (auto x = subscriptions_.cancel(CallKey{from.get(), *id}))
         return cancelled(*x, *from, "cancelled");
+      if (stop_waiting(from.get(), &*id)) return;
       scheduler_.cancel(CallKey{from.get(), *id});
     }
     return;
@@ -308,10 +327,10 @@ void ProtocolCore::handle_initialize(Request& r) {
   log_.info("initialize: client asked for " + asked + ", serving legacy revision " + chosen);
   AuditRecord facts;
   facts.outcome = "ok";
-  answer(
-      *r.from, r.exchange,
-      jsonrpc::result_line_raw(*r.exchange.id, offering_->profile.initialize_result_json(chosen)),
-      std::move(facts));
+  answer(*r.from, r.exchange,
+         jsonrpc::result_line_raw(*r.exchange.id, offering_->profile.initialize_result_json(
+                                                      chosen, r.from->mirrored.has_value())),
+         std::move(facts));
 }
 
 // Over stateless HTTP the session is the request's own and ends with it: the level is
@@ -349,6 +368,13 @@ void ProtocolCore::handle_tools_call(Request& r) {
   const rapidjson::Value* arguments = nullptr;
   if (auto it = r.params->FindMember("arguments"); it != r.params->MemberEnd())
     arguments = &it->value;
+  bool task_asked = false;
+  if (refuse_untasked(r, plan.tool->entry, task_asked)) return;
+  // A client that asked for a task gets one or an error, never a plain answer later.
+  if (task_asked && tasks_.full(time_.now()))
+    return refuse(*r.from, r.exchange, jsonrpc::kInternalError,
+                  "Internal error: " + std::to_string(tasks_.size()) +
+                      " tasks are kept (--max-tasks); try again once some have ended");
   if (!open_round(r, *call, plan.tool->entry.name, arguments)) return;
   call->confirm = confirmation(plan.tool->entry, arguments);
   // The arguments are serialized into the plan: the parsed line (as large as the payload)
@@ -360,8 +386,16 @@ void ProtocolCore::handle_tools_call(Request& r) {
   call->tool = plan.tool;
   call->offering = offering_;
   call->launch = std::move(plan.launch);
+  offer_task(*call, task_asked);
   give_inputs(*call);
-  scheduler_.submit(std::move(call));
+  const bool may_become_task = call->task_seed != nullptr;
+  scheduler_.submit(call);
+  if (may_become_task) {
+    if (task_asked || options_.task_after.count() <= 0)
+      make_task(*call, "");
+    else
+      scheduler_.rearm();
+  }
   warm_once();
 }
 

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@
 #include "mcp/mirrored_headers.h"
 #include "mcp/offering.h"
 #include "mcp/subscriptions.h"
+#include "mcp/task_store.h"
 #include "mcp/wakeups.h"
 
 namespace mcpsh::diagnostics {
@@ -54,6 +56,14 @@ struct CoreOptions {
   std::chrono::seconds state_ttl{3600};
   // Tools annotated destructiveHint ask the user to confirm, as if they said @confirm.
   bool confirm_destructive = false;
+  // The tasks extension: a @task call still running this long after it was accepted
+  // becomes a task (mcp_task makes it one sooner); a task is kept this long after it
+  // ends or begins to wait for input; at most so many are kept; the poll interval
+  // suggested to clients.
+  std::chrono::milliseconds task_after{1000};
+  std::chrono::milliseconds task_ttl{std::chrono::hours(1)};
+  std::size_t max_tasks = 1000;
+  std::chrono::milliseconds task_poll{500};
 };
 
 // What handle() did with a line, for transports that answer every message (HTTP: 202 for
@@ -96,8 +106,12 @@ class ProtocolCore {
   // tools/call (start-up stays fast: clients such as the TypeScript SDK start a server
   // just to probe it).
   void enable_warm() { warm_wanted_ = true; }
-  // No more requests will come: pre-started processes are let go.
-  void input_closed() { runner_.retire_warm(); }
+  // No more requests will come: pre-started processes are let go, and the runs of tasks
+  // end (no client could fetch their results: the host exits once its calls are done).
+  void input_closed() {
+    runner_.retire_warm();
+    end_tasks();
+  }
   // Problems found while preparing the catalog (invalid schemas).
   const std::vector<discovery::Problem>& problems() const { return offering_->problems; }
 
@@ -163,6 +177,45 @@ class ProtocolCore {
   void forget_asks(const Call& call);
   // A question over the output limit (the runner passed only its size): the call fails.
   void question_too_large(Call& call, std::uint64_t bytes);
+  // Tasks (task_methods.cc): the extension of 2026-07-28 and the tasks of 2025-11-25.
+  // refuse_untasked refuses (true) a call that cannot run as its tool and request say
+  // (-32021 for the extension, -32601 and -32602 for 2025-11-25), and says whether a
+  // 2025-11-25 client `asked` for a task; offer_task readies a call that may become a task;
+  // make_task makes it one (asked, mcp_task, or its `due` came) and answers its request with
+  // the task; task_reported takes what a task's run sent; task_answered: a 2025-11-25
+  // task's question was answered; run_task runs the tool again (its questions were
+  // answered); task_changed tells who follows the task (and answers tasks/result once it
+  // has ended).
+  bool refuse_untasked(Request& r, const discovery::ToolEntry& tool, bool& asked);
+  void offer_task(Call& call, bool asked);
+  void make_task(Call& call, const std::string& message);
+  void task_reported(const std::string& id, const std::string& line, const Outgoing& what);
+  void task_answered(Task& task);
+  void run_task(Task& task);
+  void task_changed(Task& task);
+  // The task a tasks/* request names, or nullptr when it was refused (-32601, -32021,
+  // -32602).
+  Task* task_of(Request& r);
+  void acknowledge(Request& r);  // {"resultType":"complete"}
+  void show_task(Request& r, const Task& task);
+  void cancel_task(Task& task, TaskStatus status, const std::string& why);
+  void handle_tasks_get(Request& r);
+  void handle_tasks_update(Request& r);
+  void handle_tasks_cancel(Request& r);
+  void handle_tasks_result(Request& r);
+  void handle_tasks_list(Request& r);
+  void answer_waiters(Task& task);  // the tasks/result requests waiting for `task`
+  // A tasks/result request waits with this key; the waits of a connection (or of one
+  // request of it) end unanswered (its exchange returned for the audit).
+  bool waiting_for_task(const CallKey& key) const;
+  // A task's run was dropped (cancelled, the host stopping): a task not ended fails.
+  void task_dropped(const Call& call);
+  void fail_task(Task& task, const std::string& why);
+  std::optional<Exchange> stop_waiting(const Connection* connection, const jsonrpc::RequestId* id);
+  void end_tasks();  // every task not ended fails: the host is stopping
+  // taskIds of a subscriptions/listen: refused (-32021, false) without the extension;
+  // else narrowed to the client's own tasks.
+  bool listen_tasks(Request& r, ListenFilter& filter);
 
   execution::CallRunner& runner_;
   CoreOptions options_;
@@ -183,7 +236,10 @@ class ProtocolCore {
   std::map<std::string, PendingAsk> pending_asks_;
   std::uint64_t asks_sent_ = 0;
   std::string ask_id_prefix_;  // random per host: ids a client cannot guess
-  CallScheduler scheduler_;    // last: its hooks use the members above
+  TaskStore tasks_;
+  bool tasks_ended_ = false;        // end_tasks() was called: no call becomes a task any more
+  std::set<CallKey> result_waits_;  // the tasks/result requests waiting (Task::waiters)
+  CallScheduler scheduler_;         // last: its hooks use the members above
 };
 
 }  // namespace mcpsh::mcp

@@ -308,8 +308,10 @@ void ProtocolCore::handle_listen(Request& r) {
   if (!filter)
     return refuse(*r.from, r.exchange, jsonrpc::kInvalidParams,
                   invalid("\"notifications\" must be an object of toolsListChanged, "
-                          "promptsListChanged, resourcesListChanged (booleans) and "
-                          "resourceSubscriptions (an array of URIs)"));
+                          "promptsListChanged, resourcesListChanged (booleans), "
+                          "resourceSubscriptions (an array of URIs) and taskIds (an array "
+                          "of task ids)"));
+  if (!listen_tasks(r, *filter)) return;
   // Only what the capabilities announce (nothing without reloads): the acknowledgment
   // says which.
   const Announced& a = offering_->profile.announces();

@@ -29,4 +29,8 @@ inline bool is_legacy_version(std::string_view v) {
 // as strings).
 inline bool has_structured_output(std::string_view version) { return version >= "2025-06-18"; }
 
+// Tasks of the initialize era (tools/call with a "task", tasks/get, tasks/result, tasks/list,
+// tasks/cancel) exist from 2025-11-25 on; MCP 2026-07-28 has the tasks extension instead.
+inline bool has_legacy_tasks(std::string_view version) { return version >= "2025-11-25"; }
+
 }  // namespace mcpsh::mcp

@@ -83,6 +83,11 @@ std::variant<RequestMeta, MetaError> read_request_meta(const rapidjson::Value* p
     return invalid(std::string("params._meta[\"") + kCapabilitiesKey + "\"] must be an object");
 
   out.client_capabilities = answerable_capabilities(*caps);
+  if (auto ext = caps->FindMember("extensions");
+      ext != caps->MemberEnd() && ext->value.IsObject()) {
+    auto tasks = ext->value.FindMember(kTasksExtension);
+    out.tasks = tasks != ext->value.MemberEnd() && tasks->value.IsObject();
+  }
 
   if (!is_modern_version(out.protocol_version))
     return MetaError{jsonrpc::kUnsupportedProtocolVersion,

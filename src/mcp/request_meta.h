@@ -21,7 +21,13 @@ struct RequestMeta {
   // What a modern client declared it can answer, of elicitation, sampling and roots, as
   // a comma-separated list in that order ("" = none; legacy requests: always "").
   std::string client_capabilities;
+  // The client declared the tasks extension (clientCapabilities.extensions
+  // ["io.modelcontextprotocol/tasks"], an object): a tools/call may be answered with a task.
+  bool tasks = false;
 };
+
+// The extension key of tasks (io.modelcontextprotocol/tasks).
+inline constexpr const char* kTasksExtension = "io.modelcontextprotocol/tasks";
 
 struct MetaError {
   int code;

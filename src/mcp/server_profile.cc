@@ -3,6 +3,7 @@
 #include "jsonrpc/json_write.h"
 #include "jsonrpc/response.h"
 #include "mcp/protocol_versions.h"
+#include "mcp/request_meta.h"
 
 namespace mcpsh::mcp {
 
@@ -45,6 +46,37 @@ std::string with_offers(const std::string& capabilities, Offers offers) {
   }
   return jsonrpc::to_json(d);
 }
+
+// The capabilities of server/discover when a tool may run as a task: the tasks extension is
+// added (to the extensions a config file names). The legacy era has no extensions: initialize keeps
+// the plain object (and never the 2025-11-25 "tasks" capability, which this host does not serve).
+std::string with_extensions(const std::string& capabilities) {
+  rapidjson::Document d;
+  d.Parse(capabilities.c_str(), capabilities.size());
+  if (d.HasParseError() || !d.IsObject()) return capabilities;
+  auto& a = d.GetAllocator();
+  if (!d.HasMember("extensions"))
+    d.AddMember("extensions", rapidjson::Value(rapidjson::kObjectType), a);
+  auto& extensions = d["extensions"];
+  if (extensions.IsObject() && !extensions.HasMember(kTasksExtension))
+    extensions.AddMember(rapidjson::StringRef(kTasksExtension),
+                         rapidjson::Value(rapidjson::kObjectType), a);
+  return jsonrpc::to_json(d);
+}
+
+// The capabilities of initialize at 2025-11-25 when a tool may run as a task: the tasks of
+// that revision, for tools/call, with tasks/cancel and (`list`) tasks/list (unless a config
+// file names "tasks" itself).
+std::string with_legacy_tasks(const std::string& capabilities, bool list) {
+  rapidjson::Document d;
+  d.Parse(capabilities.c_str(), capabilities.size());
+  if (d.HasParseError() || !d.IsObject() || d.HasMember("tasks")) return capabilities;
+  rapidjson::Document tasks(&d.GetAllocator());
+  tasks.Parse(list ? R"({"list":{},"cancel":{},"requests":{"tools":{"call":{}}}})"
+                   : R"({"cancel":{},"requests":{"tools":{"call":{}}}})");
+  d.AddMember("tasks", rapidjson::Value(tasks, d.GetAllocator()), d.GetAllocator());
+  return jsonrpc::to_json(d);
+}
 }  // namespace
 
 ServerProfileView::ServerProfileView(const std::optional<discovery::ServerProfile>& p,
@@ -57,6 +89,10 @@ ServerProfileView::ServerProfileView(const std::optional<discovery::ServerProfil
   capabilities_ = with_offers(capabilities_, offers);
   rapidjson::Document caps;
   caps.Parse(capabilities_.c_str(), capabilities_.size());
+  discover_capabilities_ = offers.tasks ? with_extensions(capabilities_) : capabilities_;
+  legacy_task_capabilities_ = offers.tasks ? with_legacy_tasks(capabilities_, true) : capabilities_;
+  legacy_task_capabilities_unlisted_ =
+      offers.tasks ? with_legacy_tasks(capabilities_, false) : capabilities_;
   // What the host may announce over its life: a kind not offered now may be added by a
   // reload, so it counts as the host's default unless a config file says otherwise.
   auto flag = [&](const char* kind, const char* name) {
@@ -79,7 +115,7 @@ std::string ServerProfileView::discover_result_json() const {
   for (auto v : kModernVersions)
     versions += (versions.empty() ? "\"" : ",\"") + std::string(v) + "\"";
   std::string out = R"({"resultType":"complete","supportedVersions":[)" + versions +
-                    R"(],"capabilities":)" + capabilities_;
+                    R"(],"capabilities":)" + discover_capabilities_;
   if (instructions_) out += R"(,"instructions":)" + quote(*instructions_);
   out += R"(,"ttlMs":)" + std::to_string(ttl_ms_) + R"(,"cacheScope":")" + cache_scope_ +
          R"(","_meta":{"io.modelcontextprotocol/serverInfo":)" + server_info_ + "}}";
@@ -93,9 +129,13 @@ std::string ServerProfileView::list_result_json(std::string_view key,
          R"(","_meta":{"io.modelcontextprotocol/serverInfo":)" + server_info_ + "}}";
 }
 
-std::string ServerProfileView::initialize_result_json(std::string_view version) const {
+std::string ServerProfileView::initialize_result_json(std::string_view version,
+                                                      bool stateless) const {
+  const std::string& capabilities = !has_legacy_tasks(version) ? capabilities_
+                                    : stateless                ? legacy_task_capabilities_unlisted_
+                                                               : legacy_task_capabilities_;
   std::string out = R"({"protocolVersion":")" + std::string(version) + R"(","capabilities":)" +
-                    capabilities_ + R"(,"serverInfo":)" + server_info_;
+                    capabilities + R"(,"serverInfo":)" + server_info_;
   if (instructions_) out += R"(,"instructions":)" + quote(*instructions_);
   return out + "}";
 }

@@ -24,6 +24,8 @@ struct Offers {
   // Reloaded when its scripts change: the listChanged capabilities are true, and resources
   // can be subscribed to.
   bool live = false;
+  // A tool may run as a task (@task): server/discover names the tasks extension.
+  bool tasks = false;
 };
 
 // What the host announces (listChanged, subscribe) over its life: true while it reloads,
@@ -47,7 +49,8 @@ class ServerProfileView {
   // The cache hints every cacheable modern result carries (resources/read too).
   void add_cache_hints(rapidjson::Document& result) const;
   // Legacy era: the InitializeResult, and a ListToolsResult without the modern fields.
-  std::string initialize_result_json(std::string_view version) const;
+  // `stateless`: over HTTP, where tasks/list is not served (requestors are not told apart).
+  std::string initialize_result_json(std::string_view version, bool stateless = false) const;
   static std::string legacy_list_result_json(const std::string& tools_json) {
     return legacy_list_result_json("tools", tools_json);
   }
@@ -59,9 +62,12 @@ class ServerProfileView {
   void add_server_info(rapidjson::Document& result) const;
 
  private:
-  std::string server_info_;                // JSON object
-  rapidjson::Document server_info_value_;  // the same, parsed once for complete()
-  std::string capabilities_;               // JSON object
+  std::string server_info_;                        // JSON object
+  rapidjson::Document server_info_value_;          // the same, parsed once for complete()
+  std::string capabilities_;                       // JSON object
+  std::string discover_capabilities_;              // with the extensions (server/discover only)
+  std::string legacy_task_capabilities_;           // with "tasks" (initialize at 2025-11-25)
+  std::string legacy_task_capabilities_unlisted_;  // the same without tasks/list (HTTP)
   std::optional<std::string> instructions_;
   std::int64_t ttl_ms_;
   std::string cache_scope_;

@@ -51,13 +51,18 @@ std::optional<ListenFilter> read_listen_filter(const rapidjson::Value* n) {
   if (!flag("toolsListChanged", f.tools) || !flag("promptsListChanged", f.prompts) ||
       !flag("resourcesListChanged", f.resources))
     return std::nullopt;
-  if (auto it = n->FindMember("resourceSubscriptions"); it != n->MemberEnd()) {
-    if (!it->value.IsArray()) return std::nullopt;
-    for (const auto& uri : it->value.GetArray()) {
-      if (!uri.IsString()) return std::nullopt;
-      f.uris.emplace_back(uri.GetString(), uri.GetStringLength());
+  auto strings = [&](const char* key, std::vector<std::string>& out) {
+    auto it = n->FindMember(key);
+    if (it == n->MemberEnd()) return true;
+    if (!it->value.IsArray()) return false;
+    for (const auto& s : it->value.GetArray()) {
+      if (!s.IsString()) return false;
+      out.emplace_back(s.GetString(), s.GetStringLength());
     }
-  }
+    return true;
+  };
+  if (!strings("resourceSubscriptions", f.uris) || !strings("taskIds", f.task_ids))
+    return std::nullopt;
   return f;
 }
 
@@ -78,6 +83,11 @@ void Subscriptions::listen(const ConnectionPtr& connection, Exchange exchange, L
     rapidjson::Value uris(rapidjson::kArrayType);
     for (const auto& u : filter.uris) uris.PushBack(rapidjson::Value(u.c_str(), a), a);
     honored.AddMember("resourceSubscriptions", uris, a);
+  }
+  if (!filter.task_ids.empty()) {
+    rapidjson::Value ids(rapidjson::kArrayType);
+    for (const auto& t : filter.task_ids) ids.PushBack(rapidjson::Value(t.c_str(), a), a);
+    honored.AddMember("taskIds", ids, a);
   }
   params.AddMember("notifications", honored, a);
   // Registered before the acknowledgment is sent: sending may find the peer gone, which
@@ -169,6 +179,26 @@ void Subscriptions::resource_updated(const std::string& uri) {
       if (auto connection = entry.connection.lock())
         out.emplace_back(connection, jsonrpc::notification_line("notifications/resources/updated",
                                                                 params_with_uri()));
+  deliver(std::move(out));
+}
+
+bool Subscriptions::watches_task(const std::string& id) const {
+  for (const auto& [key, l] : listens_)
+    for (const auto& t : l.filter.task_ids)
+      if (t == id) return true;
+  return false;
+}
+
+void Subscriptions::task_changed(const std::string& id, const rapidjson::Document& params) {
+  std::vector<std::pair<ConnectionPtr, std::string>> out;
+  for (auto& [key, l] : listens_)
+    for (const auto& t : l.filter.task_ids)
+      if (t == id) {
+        rapidjson::Document copy;
+        copy.CopyFrom(params, copy.GetAllocator());
+        out.emplace_back(l.connection, tagged("notifications/tasks", l.id(), std::move(copy)));
+        break;
+      }
   deliver(std::move(out));
 }
 

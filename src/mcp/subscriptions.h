@@ -25,6 +25,9 @@ namespace mcpsh::mcp {
 struct ListenFilter {
   bool tools = false, prompts = false, resources = false;
   std::vector<std::string> uris;  // resourceSubscriptions
+  // taskIds (the tasks extension): notifications/tasks for these tasks. The core keeps
+  // only the ids of tasks the listening client made.
+  std::vector<std::string> task_ids;
 };
 
 // Which lists changed in a reload.
@@ -54,6 +57,10 @@ class Subscriptions {
 
   void lists_changed(const ListChanges& changes);
   void resource_updated(const std::string& uri);
+  // A task changed: `params` (the task as tasks/get shows it) goes to the streams that
+  // listen for it, as notifications/tasks.
+  bool watches_task(const std::string& id) const;
+  void task_changed(const std::string& id, const rapidjson::Document& params);
 
   // Every open listen stream, removed: the caller answers each (graceful closure).
   struct Open {

@@ -56,7 +56,19 @@ std::string ToolRegistry::tools_json_for(std::string_view legacy_version) const 
   const bool structured = has_structured_output(legacy_version);
   rapidjson::Document tools;
   tools.Parse(tools_json_.c_str(), tools_json_.size());
-  for (auto& tool : tools.GetArray()) {
+  const bool tasks = has_legacy_tasks(legacy_version);
+  for (rapidjson::SizeType i = 0; i < tools.Size(); ++i) {
+    auto& tool = tools[i];
+    // Whether a call may (or must) ask for a task: execution.taskSupport.
+    if (const auto task = tools_[i].entry.task; tasks && task != discovery::TaskSupport::kNone) {
+      rapidjson::Value execution(rapidjson::kObjectType);
+      execution.AddMember(
+          "taskSupport",
+          rapidjson::StringRef(task == discovery::TaskSupport::kRequired ? "required" : "optional"),
+          tools.GetAllocator());
+      tool.RemoveMember("execution");
+      tool.AddMember("execution", execution, tools.GetAllocator());
+    }
     if (!structured) {
       for (const char* key : {"title", "outputSchema", "icons", "execution"})
         tool.RemoveMember(key);

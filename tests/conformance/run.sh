@@ -7,6 +7,12 @@
 # "listening on http://…" line on its stderr, runs `conformance server --scenario S
 # --spec-version V` at that URL, stops the host with SIGTERM and waits for it.
 #
+# SPEC_VERSION `extension` is for the scenarios of an extension (the suite lists them as
+# `[extension]`, e.g. tasks-*): they apply at no spec version, so the suite skips them
+# unless forced. They run with `--spec-version 2026-07-28 --force` (the wire they are
+# written for); run.sh first checks that the suite lists SCENARIO as an extension one, so
+# that --force never runs a versioned scenario where it does not apply.
+#
 # Exit status 0 only when every check the suite reported is SUCCESS, INFO or SKIPPED
 # (a WARNING, a SHOULD broken, fails too), except the checks known-failures.tsv names for
 # this scenario and version, with the issue that owns them; such a check that passes makes
@@ -31,6 +37,18 @@ fi
 if [[ ! -f $here/node_modules/.mcpsh-lock-sha256 ]]; then
   echo "FAILED: the conformance suite is not installed: see the conformance.install test"
   exit 1
+fi
+
+suite=$here/node_modules/@modelcontextprotocol/conformance/dist/index.js
+suite_version_args=(--spec-version "$spec_version")
+if [[ $spec_version == extension ]]; then
+  # "  - NAME [extension]" in the server section of `conformance list`.
+  listing=$(node "$suite" list | sed 's/\x1b\[[0-9;]*m//g' | sed -n '/^Server scenarios/,/^$/p') || true
+  if ! grep -qxF -- "  - $scenario [extension]" <<<"$listing"; then
+    echo "FAILED: the suite does not list $scenario as an extension scenario (conformance list)"
+    exit 1
+  fi
+  suite_version_args=(--spec-version 2026-07-28 --force)
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcpsh-conformance.XXXXXX")
@@ -76,10 +94,10 @@ while [[ -z $url ]]; do
 done
 echo "host pid $host_pid listening on $url"
 
-echo "== conformance server --scenario $scenario --spec-version $spec_version"
+echo "== conformance server --scenario $scenario ${suite_version_args[*]}"
 # The suite colours its output whatever it writes to: the colour codes are dropped.
-timeout --kill-after=10 "$suite_limit" node "$here/node_modules/@modelcontextprotocol/conformance/dist/index.js" \
-  server --url "$url" --scenario "$scenario" --spec-version "$spec_version" \
+timeout --kill-after=10 "$suite_limit" node "$suite" \
+  server --url "$url" --scenario "$scenario" "${suite_version_args[@]}" \
   --output-dir "$work/results" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' && suite_status=0 || suite_status=${PIPESTATUS[0]}
 echo "== the suite exited with status $suite_status"
 

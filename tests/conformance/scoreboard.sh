@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every server scenario of the pinned conformance suite at both spec versions against
 # the host (run.sh each) and prints the scoreboard as a markdown table, for README.md.
+# The scenarios of an extension (listed `[extension]`, e.g. tasks-*) apply at no spec
+# version: they run once, as version `extension` (run.sh: 2026-07-28, forced).
 # Usage: MCPSH_HOST=build/mcp-shell-host tests/conformance/scoreboard.sh [LOG_DIR]
 # Each run's full output is kept in LOG_DIR (default: a new folder under /tmp, named at
 # the end). A scenario that does not apply at a version is "—" and is not run; the
@@ -11,11 +13,12 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${MCPSH_HOST:?MCPSH_HOST must name the mcp-shell-host binary}"
 logs=${1:-$(mktemp -d "${TMPDIR:-/tmp}/mcpsh-scoreboard.XXXXXX")}
 mkdir -p "$logs"
-versions=(2026-07-28 2025-11-25)
+versions=(2026-07-28 2025-11-25 extension)
 
 # shellcheck source=../clients/node_check.sh
 source "$here/../clients/node_check.sh"
-# "  - NAME [v1,v2,...]" lines of the server section of `conformance list`.
+# "  - NAME [v1,v2,...]" lines of the server section of `conformance list` ("[extension]"
+# for an extension's scenarios, which the version `extension` matches).
 listing=$(node "$here/node_modules/@modelcontextprotocol/conformance/dist/index.js" list |
   sed -n '/^Server scenarios/,/^$/p' | sed -n 's/^ *- \([^ ]*\) \[\(.*\)\]$/\1\t\2/p')
 

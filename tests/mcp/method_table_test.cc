@@ -41,8 +41,11 @@ TEST(MethodTable, RoutesOrRefusesEachCase) {
       {"resources/read", m, false, 0},  // routed; -32601 comes when no script defines one
       {"resources/nonexistent", m, false, -32601},
       {"subscriptions/listen", m, false, 0},
-      {"subscriptions/listen", "{}", true, -32602},  // modern only: needs _meta
-      {"resources/subscribe", "{}", true, 0},        // legacy only
+      {"subscriptions/listen", "{}", false, -32602},  // modern only: needs _meta
+      {"subscriptions/listen", "{}", true, -32601},   // not a method of the legacy session
+      {"tasks/update", "{}", true, -32601},
+      {"tasks/get", "{}", true, 0},            // 2025-11-25 has tasks/get too
+      {"resources/subscribe", "{}", true, 0},  // legacy only
       {"resources/subscribe", m, false, -32601},
   };
   for (const auto& c : cases) {

@@ -17,6 +17,7 @@ tools=$(cd "$here/../../tools" && pwd)
 movies=$tools/movies.sh
 files=$tools/files.sh
 gitsh=$tools/git.sh
+backup=$tools/backup.sh
 
 # Absolute paths, so checks that change PATH (no git installed) still work.
 bash_bin=$(command -v bash)
@@ -118,6 +119,7 @@ check_metadata() {
           problems+=("bad @param line: $line")
         ;;
       @timeout) [[ $line =~ ^@timeout\ [1-9][0-9]*$ ]] || problems+=("bad @timeout line: $line") ;;
+      @task) [[ $kind == tool && $line =~ ^@task(\ optional|\ required)?$ ]] || problems+=("bad @task line: $line") ;;
       @title | @annotations | @end) ;;
       @input | @output) [[ $kind == tool ]] || problems+=("$tag belongs to tools") ;;
       @uri)
@@ -188,11 +190,10 @@ check_script() {
 
   # shellcheck disable=SC2016
   functions=$("$bash_bin" -c 'source "$1" >/dev/null 2>&1; declare -F' _ "$script" | awk '{ print $3 }')
-  if [[ $(grep '^tool_' <<<"$functions" | sort | xargs) == "$(printf '%s\n' "$@" | sort | xargs)" ]] &&
-    grep -qv '^tool_' <<<"$functions"; then
-    pass "$name: defines tools $* and helpers"
+  if [[ $(grep '^tool_' <<<"$functions" | sort | xargs) == "$(printf '%s\n' "$@" | sort | xargs)" ]]; then
+    pass "$name: defines the tools $*"
   else
-    fail "$name: defines tools $* and helpers" "functions: $(xargs <<<"$functions")"
+    fail "$name: defines the tools $*" "functions: $(xargs <<<"$functions")"
   fi
 
   for fn in "$@"; do
@@ -537,9 +538,51 @@ test_git() {
     "$base" "$gitsh" tool_git_status "{\"repo\": \"$repo\"}"
 }
 
+# --- backup.sh ----------------------------------------------------------------------
+
+# The host's mcp_task and mcp_progress write to its side channel; here they append to a
+# file, so that the checks see what the tool reported.
+test_backup() {
+  local base=$tmp/backup src reports name
+  mkdir -p "$base/src/sub" "$base/out"
+  for name in $(seq 1 45); do echo "file $name" >"$base/src/f$name"; done
+  echo nested >"$base/src/sub/g"
+  reports=$base/reports
+  check_script "$backup" tool_backup_folder
+  # shellcheck disable=SC2016 # $1.. expand in the inner bash, not here
+  out=$(cd "$base" && "$timeout_bin" 20 "$bash_bin" -c '
+    reports=$1
+    mcp_task() { echo "task $*" >>"$reports"; }
+    mcp_progress() { echo "progress $*" >>"$reports"; }
+    source "$2" >/dev/null || exit 99
+    tool_backup_folder "$3"' _ "$reports" "$backup" \
+    "{\"dir\": \"$base/src\", \"dest\": \"$base/out\"}" </dev/null 2>>"$tmp/stderr.log")
+  rc=$?
+  if ((rc == 0)) && [[ $out =~ ^Backed\ up\ 46\ files\ from\ .*/src\ to\ .*/out/backup-src-[0-9TZ]+\.tar\.gz ]]; then
+    pass "backup_folder: archives every file"
+  else
+    fail "backup_folder: archives every file" "exit status $rc" "output: $out"
+  fi
+  if [[ $(tar -tzf "$base"/out/backup-src-*.tar.gz | sort | tr '\n' ' ') == *"./f45 "*"./sub/g "* ]]; then
+    pass "backup_folder: the archive holds the files"
+  else
+    fail "backup_folder: the archive holds the files" "$(tar -tzf "$base"/out/backup-src-*.tar.gz 2>&1 | head)"
+  fi
+  if [[ $(head -1 "$reports") == "task backing up 46 files from $base/src" &&
+    $(grep -c '^progress ' "$reports") == 3 && $(tail -1 "$reports") == "progress 46 46 archived "* ]]; then
+    pass "backup_folder: becomes a task, then reports every 20th file and the last"
+  else
+    fail "backup_folder: becomes a task, then reports every 20th file and the last" "$(cat "$reports")"
+  fi
+  expect fail '^no such folder: /nonexistent$' "backup_folder: missing folder" \
+    "$base" "$backup" tool_backup_folder '{"dir": "/nonexistent"}'
+  expect fail '^cannot write into /nonexistent$' "backup_folder: missing destination" \
+    "$base" "$backup" tool_backup_folder "{\"dir\": \"$base/src\", \"dest\": \"/nonexistent\"}"
+}
+
 # --- run ----------------------------------------------------------------------------
 
-sections=(shellcheck movies files git)
+sections=(shellcheck movies files git backup)
 logs=()
 for section in "${sections[@]}"; do
   logs+=("$tmp/$section.log")

@@ -101,6 +101,24 @@ TEST(ChannelEvents, EmptyAndUnknownKindsAreIgnored) {
   EXPECT_FALSE(parse_channel_line(std::string("progress\0\t1", 11)));
 }
 
+// mcp_task writes "task <TAB> MESSAGE": the call may go on as a task, with that status.
+TEST(ChannelEvents, TaskLines) {
+  auto task = [](std::string_view line) {
+    auto event = parse_channel_line(line);
+    EXPECT_TRUE(event && std::holds_alternative<TaskEvent>(*event)) << line;
+    return event && std::holds_alternative<TaskEvent>(*event) ? std::get<TaskEvent>(*event).message
+                                                              : std::string("<not a task>");
+  };
+  EXPECT_EQ(task("task\tcopying the files"), "copying the files");
+  EXPECT_EQ(task("task\t"), "");
+  EXPECT_EQ(task("task"), "");
+  EXPECT_EQ(task("task\ta\tb"), "a\tb");
+  EXPECT_EQ(task("task\t\xff caf\xc3\xa9"), "\xff caf\xc3\xa9");
+  EXPECT_FALSE(parse_channel_line("tasks\tx"));
+  EXPECT_FALSE(parse_channel_line("Task\tx"));
+  EXPECT_FALSE(is_content_line("task\tx"));
+}
+
 TEST(ChannelEvents, BytesAreKeptAsGiven) {
   const std::string raw = "log\tinfo\t\xff\xfe caf\xc3\xa9";
   EXPECT_EQ(log(raw).message, "\xff\xfe caf\xc3\xa9");

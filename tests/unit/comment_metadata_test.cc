@@ -258,6 +258,32 @@ TEST(CommentMetadata, TimeoutBeyondAYearIsAnError) {
             std::chrono::milliseconds(31536000000LL));
 }
 
+TEST(CommentMetadata, TaskTagSaysWhetherACallMayOrMustRunAsATask) {
+  EXPECT_EQ(meta_of({"# Desc.", "tool_t() {"}).task, TaskSupport::kNone);
+  for (const char* line : {"# @task", "# @task optional", "#   @task   optional  "}) {
+    auto m = meta_of({"# Backs up.", line, "tool_t() {"});
+    EXPECT_TRUE(m.errors.empty()) << line << ": " << all_errors(m);
+    EXPECT_EQ(m.task, TaskSupport::kOptional) << line;
+  }
+  auto required = meta_of({"# Backs up.", "# @task required", "tool_t() {"});
+  EXPECT_TRUE(required.errors.empty()) << all_errors(required);
+  EXPECT_EQ(required.task, TaskSupport::kRequired);
+  // The Tool object is the same either way: the extension has no per-tool field.
+  EXPECT_TRUE(
+      same_json(tool_of(required),
+                R"({"name":"t","description":"Backs up.","inputSchema":{"type":"object"}})"));
+}
+
+TEST(CommentMetadata, BadTaskModeIsAnErrorWithItsLine) {
+  for (const char* line : {"# @task bogus", "# @task Required", "# @task required optional"}) {
+    auto m = meta_of({"# Desc.", line, "tool_t() {"});
+    ASSERT_EQ(m.errors.size(), 1u) << line;
+    EXPECT_NE(m.errors[0].find("line 2"), std::string::npos) << m.errors[0];
+    EXPECT_NE(m.errors[0].find("@task"), std::string::npos) << m.errors[0];
+    EXPECT_EQ(m.task, TaskSupport::kNone) << line;
+  }
+}
+
 TEST(CommentMetadata, UnknownTagIsAnError) {
   auto m = meta_of({"# Desc.", "# @retries 3", "tool_t() {"});
   ASSERT_EQ(m.errors.size(), 1u);

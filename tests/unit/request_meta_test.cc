@@ -156,6 +156,31 @@ TEST(RequestMeta, InvalidProgressTokenIsInvalidParams) {
         read(params_with(good_meta(std::string(R"("progressToken":)") + bad))), "progressToken");
 }
 
+// The tasks extension is declared per request: clientCapabilities.extensions
+// ["io.modelcontextprotocol/tasks"], an object.
+TEST(RequestMeta, TheTasksExtensionIsDeclaredByAnObject) {
+  auto with_caps = [](const std::string& caps) {
+    return params_with(std::string(kVersion) + R"(:"2026-07-28",)" + kCaps + ":" + caps);
+  };
+  EXPECT_FALSE(expect_meta(read(params_with(good_meta()))).tasks);
+  EXPECT_TRUE(
+      expect_meta(read(with_caps(R"({"extensions":{"io.modelcontextprotocol/tasks":{}}})"))).tasks);
+  EXPECT_TRUE(expect_meta(read(with_caps(R"({"roots":{},"extensions":{"other/ext":{},)"
+                                         R"("io.modelcontextprotocol/tasks":{"future":1}}})")))
+                  .tasks);
+  for (const char* no :
+       {R"({"extensions":{"io.modelcontextprotocol/tasks":true}})",
+        R"({"extensions":{"io.modelcontextprotocol/tasks":null}})",
+        R"({"extensions":{"io.modelcontextprotocol/tasks":[]}})", R"({"extensions":{"tasks":{}}})",
+        R"({"extensions":[]})", R"({"tasks":{"requests":{"tools":{"call":{}}}}})",
+        R"({"io.modelcontextprotocol/tasks":{}})"})
+    EXPECT_FALSE(expect_meta(read(with_caps(no))).tasks) << no;
+  // It says nothing of what the client can answer.
+  EXPECT_EQ(expect_meta(read(with_caps(R"({"extensions":{"io.modelcontextprotocol/tasks":{}}})")))
+                .client_capabilities,
+            "");
+}
+
 TEST(LogLevels, ParseRejectsUnknownNames) {
   EXPECT_FALSE(parse_log_level("").has_value());
   EXPECT_FALSE(parse_log_level("Info").has_value());

@@ -1,0 +1,53 @@
+#pragma once
+// Reading tasks and tool results out of parsed responses, for the tests of tasks (both
+// eras, stdio and HTTP). Lenient accessors: a missing member reads as "<none>" or null, so
+// that a failing check reports the response instead of tripping RapidJSON's assertions.
+#include <rapidjson/document.h>
+
+#include <cctype>
+#include <regex>
+#include <string>
+
+namespace mcpsh::testing::tasks {
+
+// The string member `key` of `v`, or "<none>".
+inline std::string field(const rapidjson::Value& v, const char* key) {
+  return v.IsObject() && v.HasMember(key) && v[key].IsString() ? v[key].GetString() : "<none>";
+}
+
+// The member `key` of `v`, or null when `v` is no object or has none.
+inline const rapidjson::Value& at(const rapidjson::Value& v, const char* key) {
+  static const rapidjson::Value none;
+  return v.IsObject() && v.HasMember(key) ? v[key] : none;
+}
+
+inline const rapidjson::Value& result(const rapidjson::Value& d) { return at(d, "result"); }
+
+// error.code of a response, or 0.
+inline int error_code(const rapidjson::Value& d) {
+  const auto& code = at(at(d, "error"), "code");
+  return code.IsInt() ? code.GetInt() : 0;
+}
+
+// The text of content[0] of a CallToolResult object.
+inline std::string first_text(const rapidjson::Value& call_result) {
+  const auto& content = at(call_result, "content");
+  if (!content.IsArray() || content.Empty()) return "<no content>";
+  return field(content[0], "text");
+}
+
+inline bool is_iso8601(const std::string& s) {
+  static const std::regex kIso(
+      R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2}))");
+  return std::regex_match(s, kIso);
+}
+
+// A task id: 16 random bytes as base64url without padding.
+inline bool is_task_id(const std::string& s) {
+  if (s.size() != 22) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') return false;
+  return true;
+}
+
+}  // namespace mcpsh::testing::tasks
