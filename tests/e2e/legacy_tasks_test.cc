@@ -77,21 +77,10 @@ std::string related(const std::string& id) { return R"({"taskId":")" + id + R"("
 // (an integer or null) and optionally statusMessage and pollInterval; none of the
 // extension's names (ttlMs, pollIntervalMs, resultType) and nothing of the outcome.
 ::testing::AssertionResult is_legacy_task(const rapidjson::Value& t, const std::string& status) {
-  if (!t.IsObject()) return ::testing::AssertionFailure() << "not an object: " << compact(t);
+  if (auto fields = has_task_fields(t, status, true); !fields) return fields;
   auto fail = [&](const std::string& why) {
     return ::testing::AssertionFailure() << why << ": " << compact(t);
   };
-  if (!is_task_id(field(t, "taskId"))) return fail("taskId is no 22-character base64url id");
-  if (field(t, "status") != status) return fail("status is not " + status);
-  for (const char* stamp : {"createdAt", "lastUpdatedAt"})
-    if (!is_iso8601(field(t, stamp))) return fail(std::string(stamp) + " is not ISO 8601");
-  if (!t.HasMember("ttl") || !(t["ttl"].IsInt64() || t["ttl"].IsNull()))
-    return fail("ttl is neither an integer nor null");
-  if (t.HasMember("pollInterval") &&
-      !(t["pollInterval"].IsInt64() && t["pollInterval"].GetInt64() > 0))
-    return fail("pollInterval is not a positive integer");
-  if (t.HasMember("statusMessage") && !t["statusMessage"].IsString())
-    return fail("statusMessage is not a string");
   for (const char* other : {"ttlMs", "pollIntervalMs", "resultType", "result", "error",
                             "inputRequests", "content", "isError"})
     if (t.HasMember(other)) return fail(std::string("has ") + other);

@@ -2,11 +2,14 @@
 // Reading tasks and tool results out of parsed responses, for the tests of tasks (both
 // eras, stdio and HTTP). Lenient accessors: a missing member reads as "<none>" or null, so
 // that a failing check reports the response instead of tripping RapidJSON's assertions.
+#include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
 #include <cctype>
 #include <regex>
 #include <string>
+
+#include "exec_helpers.h"
 
 namespace mcpsh::testing::tasks {
 
@@ -48,6 +51,31 @@ inline bool is_task_id(const std::string& s) {
   for (char c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') return false;
   return true;
+}
+
+// The fields every task shows, with status `status`: taskId, createdAt, lastUpdatedAt, the
+// ttl (an integer or null) and optionally a positive poll interval and a statusMessage.
+// `legacy`: the names of 2025-11-25 (ttl, pollInterval), else the extension's (ttlMs,
+// pollIntervalMs).
+inline ::testing::AssertionResult has_task_fields(const rapidjson::Value& t,
+                                                  const std::string& status, bool legacy) {
+  auto fail = [&](const std::string& why) {
+    return ::testing::AssertionFailure() << why << ": " << exec::compact(t);
+  };
+  if (!t.IsObject()) return fail("not an object");
+  if (!is_task_id(field(t, "taskId"))) return fail("taskId is no 22-character base64url id");
+  if (field(t, "status") != status) return fail("status is not " + status);
+  for (const char* stamp : {"createdAt", "lastUpdatedAt"})
+    if (!is_iso8601(field(t, stamp))) return fail(std::string(stamp) + " is not ISO 8601");
+  const char* ttl = legacy ? "ttl" : "ttlMs";
+  const char* poll = legacy ? "pollInterval" : "pollIntervalMs";
+  if (!t.HasMember(ttl) || !(t[ttl].IsInt64() || t[ttl].IsNull()))
+    return fail(std::string(ttl) + " is neither an integer nor null");
+  if (t.HasMember(poll) && !(t[poll].IsInt64() && t[poll].GetInt64() > 0))
+    return fail(std::string(poll) + " is not a positive integer");
+  if (t.HasMember("statusMessage") && !t["statusMessage"].IsString())
+    return fail("statusMessage is not a string");
+  return ::testing::AssertionSuccess();
 }
 
 }  // namespace mcpsh::testing::tasks
