@@ -6,8 +6,11 @@
 #include <rapidjson/document.h>
 
 #include <cctype>
+#include <chrono>
+#include <functional>
 #include <regex>
 #include <string>
+#include <thread>
 
 #include "exec_helpers.h"
 
@@ -76,6 +79,24 @@ inline ::testing::AssertionResult has_task_fields(const rapidjson::Value& t,
   if (t.HasMember("statusMessage") && !t["statusMessage"].IsString())
     return fail("statusMessage is not a string");
   return ::testing::AssertionSuccess();
+}
+
+// Calls `get` (a tasks/get of task `id`) until `done` holds for its response, for up to
+// 20 s (then the test fails); returns the last response.
+inline rapidjson::Document poll_task(const std::function<rapidjson::Document()>& get,
+                                     const std::string& id,
+                                     const std::function<bool(const rapidjson::Document&)>& done,
+                                     const std::string& what) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  for (;;) {
+    auto d = get();
+    if (done(d)) return d;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ADD_FAILURE() << "task " << id << " never got to " << what << "; last: " << exec::compact(d);
+      return d;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 }  // namespace mcpsh::testing::tasks

@@ -157,16 +157,7 @@ class Client {
   rapidjson::Document poll(const std::string& id,
                            const std::function<bool(const rapidjson::Document&)>& done,
                            const std::string& what) {
-    const auto deadline = std::chrono::steady_clock::now() + 20s;
-    for (;;) {
-      auto d = get(id);
-      if (done(d)) return d;
-      if (std::chrono::steady_clock::now() >= deadline) {
-        ADD_FAILURE() << "task " << id << " never got to " << what << "; last: " << compact(d);
-        return d;
-      }
-      std::this_thread::sleep_for(20ms);
-    }
+    return poll_task([&] { return get(id); }, id, done, what);
   }
   rapidjson::Document poll_status(const std::string& id, const std::string& status) {
     return poll(
