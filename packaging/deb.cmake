@@ -1,7 +1,8 @@
 # The Debian package (`cpack -G DEB`, run by scripts/package): the install rules above,
 # under /usr. Depends: is what dpkg-shlibdeps finds the binary linked against (libc6,
 # libstdc++6, libgcc-s1, Boost.Program_options), plus bash, which runs every tool;
-# Recommends: jq, which the example tools and most scripts use to read their arguments.
+# Recommends: jq, which the example tools and most scripts use to read their arguments;
+# Suggests: bubblewrap, which the sandbox word isolate needs (ADR 0017).
 set(CPACK_PACKAGE_NAME mcp-shell-host)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_VENDOR "mcp-shell-host")
@@ -20,5 +21,6 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS bash)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS jq)
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS bubblewrap)
 set(CPACK_GENERATOR DEB)
 include(CPack)

@@ -2,7 +2,9 @@
 side by side, and tools/call of tool_hi sent to them in turn, request by request, so that
 every level sees the same load. Twice: with warm processes (the default; the sandbox is
 applied when the process is started ahead, off the call's path) and with --warm 0 (every
-call forks, builds its Landlock rulesets and applies them on the path)."""
+call forks, builds its Landlock rulesets and applies them on the path; under isolate also
+starts bwrap, which makes the namespaces, and the host's binary inside, which applies the
+rest)."""
 
 import os
 
@@ -15,6 +17,9 @@ LEVELS = [
     ("read-only", ["--sandbox", "read-only"]),
     ("read-only,no-network", ["--sandbox", "read-only,no-network"]),
     ("read-only,no-network,read=", ["--sandbox", "read-only,no-network,read={workdir}"]),
+    # ADR 0017: through bwrap and the host's binary inside its namespaces.
+    ("isolate", ["--sandbox", "isolate"]),
+    ("read-only,no-network,procs=512", ["--sandbox", "read-only,no-network,procs=512"]),
 ]
 
 

@@ -4,13 +4,19 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "cli/options.h"
 #include "cli/verbs.h"
+#include "sandbox/confine_exec.h"
 
 int main(int argc, char** argv) {
   using namespace mcpsh::cli;
+  // Not a verb: the host's own binary, run by bwrap inside an isolate sandbox's namespaces
+  // to apply the rest of the sandbox and exec the tool. Nothing else runs first.
+  if (argc > 1 && std::strcmp(argv[1], mcpsh::sandbox::kConfineExecFlag) == 0)
+    return mcpsh::sandbox::confine_exec(argc, argv);
   // Buffers of 256 KiB and more (a large line, argument or output) get their own mapping,
   // returned to the kernel when freed. Left to itself, glibc raises this threshold after
   // the first large free (up to 32 MiB), and later large buffers then come from the heap:

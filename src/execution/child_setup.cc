@@ -134,6 +134,13 @@ void run_child_setup(const ChildPlan& plan) {
   for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP, SIGQUIT, SIGXCPU})
     if (raw_syscall(SYS_rt_sigaction, sig, reinterpret_cast<long>(&dfl), 0, sizeof dfl.mask) != 0)
       fail(plan, kSigaction, errno);
+  // Under isolate, bwrap stands between the host and the tool, and SIGTERM would end it at
+  // once, and with it the namespace: the tool's grace period would be lost. bwrap ignores
+  // it; confine_exec gives the tool the default back before it execs.
+  const KernelSigaction ign{SIG_IGN, 0, nullptr, 0};
+  if (plan.confinement.hand_off &&
+      raw_syscall(SYS_rt_sigaction, SIGTERM, reinterpret_cast<long>(&ign), 0, sizeof ign.mask) != 0)
+    fail(plan, kSigaction, errno);
   const std::uint64_t none = 0;
   if (raw_syscall(SYS_rt_sigprocmask, SIG_SETMASK, reinterpret_cast<long>(&none), 0, sizeof none) !=
       0)

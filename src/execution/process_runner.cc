@@ -74,6 +74,17 @@ constexpr std::size_t kReadChunk = 64 * 1024;
 // onto 0..5 in the child can never overwrite one another.
 constexpr int kChildFdFloor = 10;
 
+// This host's binary, by the path it was started from: an isolate sandbox runs it inside
+// bwrap's namespaces, where /proc/self/exe would name bwrap. Read once.
+const std::string& host_binary() {
+  static const std::string path = [] {
+    char buf[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+    return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string("/proc/self/exe");
+  }();
+  return path;
+}
+
 // Runs in the child between fork and exec (child_setup.h).
 struct ChildSetup : bp::extend::handler {
   ChildPlan plan;
@@ -573,6 +584,12 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
         note_scratch(job.scratch, true);
         job.env.emplace_back("TMPDIR", job.scratch);
         job.setup.plan.confinement = confinement->child();
+        if (job.sandbox->isolates()) {
+          // Through bwrap, and this binary inside it (sandbox/confine_exec.h).
+          auto argv = job.sandbox->wrap(*confinement, host_binary(), job.exe, job.args);
+          job.exe = argv.front();
+          job.args.assign(argv.begin() + 1, argv.end());
+        }
       }
       bp::environment env = child_environment(job.env_policy, job.env, job.cookie);
       std::error_code launch_error;

@@ -126,12 +126,16 @@ ShapedResult shape_text_result(const std::string& tool, const execution::Outcome
       text = out;  // the tool explained itself: exactly what it echoed
     } else {
       text = why;
+      // One full stop between the two sentences, also after a reason that ends with one.
+      const char* stop = why.back() == '.' ? " " : ". ";
       std::string_view err = stderr_excerpt(o);
       if (!out.empty()) {
-        text += ". Output so far:\n";
+        text += stop;
+        text += "Output so far:\n";
         text += out;
       } else if (!err.empty()) {
-        text += ". Its error output ends with:\n";
+        text += stop;
+        text += "Its error output ends with:\n";
         text += err;
       }
     }

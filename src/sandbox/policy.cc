@@ -7,6 +7,9 @@ namespace mcpsh::sandbox {
 
 namespace {
 
+// The kernel's PID_MAX_LIMIT on 64-bit: pid_max cannot be set higher.
+constexpr std::uint32_t kMaxProcs = 4194303;
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -27,7 +30,7 @@ std::string absolute(std::string_view path, const std::string& base) {
 }  // namespace
 
 bool Policy::active() const {
-  return confined_writes || reads.has_value() || network != Network::kAny;
+  return confined_writes || reads.has_value() || network != Network::kAny || isolate;
 }
 
 std::variant<Policy, std::string> parse_policy(std::string_view words, const std::string& base) {
@@ -49,6 +52,17 @@ std::variant<Policy, std::string> parse_policy(std::string_view words, const std
         p.confined_writes = true;
       } else if (word == "no-network") {
         p.network = Policy::Network::kNone;
+      } else if (word == "isolate") {
+        p.isolate = true;
+      } else if (key == "procs" && !value.empty()) {
+        std::uint32_t n = 0;
+        auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+        if (ec != std::errc{} || end != value.data() + value.size() || n < kMinProcs ||
+            n > kMaxProcs)
+          return "sandbox: procs= needs a number of processes from " + std::to_string(kMinProcs) +
+                 " to " + std::to_string(kMaxProcs) + ", got \"" + std::string(value) + "\"";
+        p.isolate = true;
+        p.procs = p.procs ? std::min(*p.procs, n) : n;
       } else if ((key == "write" || key == "read") && !value.empty()) {
         std::string path = absolute(value, base);
         // describe() joins words with commas: a path with one could not be read back.
@@ -71,7 +85,8 @@ std::variant<Policy, std::string> parse_policy(std::string_view words, const std
         p.connect_ports.push_back(static_cast<std::uint16_t>(port));
       } else {
         return "sandbox: unknown word \"" + std::string(word) +
-               "\" (known: read-only, write=PATH, read=PATH, no-network, connect=PORT, none)";
+               "\" (known: read-only, write=PATH, read=PATH, no-network, connect=PORT, isolate, "
+               "procs=N, none)";
       }
     }
     if (comma == std::string_view::npos) break;
@@ -104,6 +119,10 @@ std::string describe(const Policy& policy) {
     for (const auto& path : *policy.reads) add("read=" + path);
   if (policy.network == Policy::Network::kNone) add("no-network");
   for (auto port : policy.connect_ports) add("connect=" + std::to_string(port));
+  if (policy.procs)
+    add("procs=" + std::to_string(*policy.procs));
+  else if (policy.isolate)
+    add("isolate");
   return out;
 }
 

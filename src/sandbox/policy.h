@@ -11,6 +11,11 @@
 //   no-network       no sockets but Unix ones: no TCP, UDP, raw or netlink
 //   connect=PORT     outbound TCP to PORT only (repeatable); no bind, listen, UDP,
 //                    MPTCP or TCP Fast Open sendto
+//   isolate          namespaces of its own through bwrap (ADR 0017): PID (its /proc shows
+//                    and its signals reach only the call's processes, all of which end
+//                    with the call), IPC, UTS, and network with no-network
+//   procs=N          isolate, and at most N processes at once (N >= kMinProcs): a fork
+//                    bomb stops there
 //   none             no sandbox (server-wide only: a tool cannot widen the server's)
 //
 // Any sandbox also sets no_new_privs (setuid and file capabilities are ignored), refuses
@@ -29,12 +34,19 @@
 
 namespace mcpsh::sandbox {
 
+// The least procs= takes. A PID namespace's own pid_max cannot go below 301, and once its
+// numbers wrap they restart at 300: a smaller cap would leave a long-running tool almost
+// none (see ADR 0017).
+inline constexpr std::uint32_t kMinProcs = 512;
+
 struct Policy {
   bool confined_writes = false;                   // read-only or any write=
   std::vector<std::string> write_paths;           // absolute
   std::optional<std::vector<std::string>> reads;  // absolute; set: reads are confined too
   enum class Network { kAny, kNone, kPorts } network = Network::kAny;
   std::vector<std::uint16_t> connect_ports;  // with kPorts, sorted, unique
+  bool isolate = false;                      // isolate or procs=
+  std::optional<std::uint32_t> procs;        // procs=N
 
   // True when the policy restricts anything (a `none` or empty policy does not).
   bool active() const;

@@ -4,18 +4,24 @@
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string_view>
 
+#include "sandbox/confine_exec.h"
 #include "sandbox/landlock_abi.h"
 #include "sandbox/syscall_filter.h"
 
@@ -26,6 +32,22 @@ namespace ll = landlock;
 namespace {
 
 std::string error_text(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+// `name` on this process's PATH, as an absolute path; "" when it is not there.
+std::string find_program(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+  while (true) {
+    const std::size_t colon = dirs.find(':');
+    const std::string_view dir = dirs.substr(0, colon);
+    if (!dir.empty() && dir.front() == '/') {
+      std::string candidate = std::string(dir) + "/" + name;
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    if (colon == std::string_view::npos) return {};
+    dirs.remove_prefix(colon + 1);
+  }
+}
 
 // The rights a write confinement handles, as far as this ABI knows them. Rights the
 // kernel does not know stay allowed (for truncate before ABI 3, only through a write
@@ -94,6 +116,13 @@ const KernelSupport& kernel_support() {
     }
     // PR_GET_SECCOMP answers EINVAL when the kernel has no seccomp at all.
     s.seccomp = ::prctl(PR_GET_SECCOMP, 0, 0, 0, 0) >= 0;
+    utsname u{};
+    if (::uname(&u) == 0) {
+      s.release = u.release;
+      unsigned major = 0, minor = 0;
+      if (std::sscanf(u.release, "%u.%u", &major, &minor) == 2)
+        s.pid_namespace_max = major > 6 || (major == 6 && minor >= 14);
+    }
     return s;
   }();
   return support;
@@ -102,6 +131,15 @@ const KernelSupport& kernel_support() {
 int apply_in_child(const ChildConfinement& c) {
   if (!c.active()) return 0;
   if (::syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return 1;
+  if (c.hand_off) {
+    // Open across exec (dup3 without O_CLOEXEC), for confine_exec inside bwrap. The
+    // sources are all at or above the child's descriptor floor, so none is overwritten.
+    for (int i = 0; i < c.ruleset_count; ++i)
+      if (::syscall(SYS_dup3, c.rulesets[i], kHandOffFd + i, 0) != kHandOffFd + i) return 4;
+    const int filter_at = kHandOffFd + ChildConfinement::kMaxLayers;
+    if (c.filter_fd >= 0 && ::syscall(SYS_dup3, c.filter_fd, filter_at, 0) != filter_at) return 4;
+    return 0;
+  }
   for (int i = 0; i < c.ruleset_count; ++i)
     if (::syscall(ll::kRestrictSelf, c.rulesets[i], 0) != 0) return 2;
   if (c.filter && ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, c.filter) != 0) return 3;
@@ -116,6 +154,8 @@ const char* child_step_name(int step) {
       return "landlock_restrict_self";
     case 3:
       return "seccomp(SECCOMP_SET_MODE_FILTER)";
+    case 4:
+      return "dup3 (handing the sandbox on to bwrap)";
     default:
       return "sandbox";
   }
@@ -125,16 +165,22 @@ SpawnConfinement::SpawnConfinement(SpawnConfinement&& o) noexcept { *this = std:
 
 SpawnConfinement& SpawnConfinement::operator=(SpawnConfinement&& o) noexcept {
   if (this != &o) {
-    for (int i = 0; i < child_.ruleset_count; ++i) ::close(child_.rulesets[i]);
+    close_all();
     scratch_ = std::move(o.scratch_);
+    reads_confined_ = std::move(o.reads_confined_);
     child_ = o.child_;
     o.child_ = {};
   }
   return *this;
 }
 
-SpawnConfinement::~SpawnConfinement() {
+SpawnConfinement::~SpawnConfinement() { close_all(); }
+
+void SpawnConfinement::close_all() {
   for (int i = 0; i < child_.ruleset_count; ++i) ::close(child_.rulesets[i]);
+  if (child_.filter_fd >= 0) ::close(child_.filter_fd);
+  child_.ruleset_count = 0;
+  child_.filter_fd = -1;
 }
 
 Sandbox::Sandbox(std::vector<Policy> layers, const KernelSupport& kernel)
@@ -154,6 +200,20 @@ Sandbox::Sandbox(std::vector<Policy> layers, const KernelSupport& kernel)
       if (strictest == Policy::Network::kAny) strictest = p.network;
     }
     if (p.network == Policy::Network::kNone) strictest = p.network;
+    if (p.isolate) isolate_ = true;
+    if (p.procs) procs_ = procs_ ? std::min(procs_, *p.procs) : *p.procs;
+  }
+  own_network_ = isolate_ && strictest == Policy::Network::kNone;
+  if (isolate_ && unavailable_.empty()) {
+    bwrap_ = find_program("bwrap");
+    if (bwrap_.empty())
+      unavailable_ = "sandbox \"" + description_ +
+                     "\" needs bwrap (Debian's bubblewrap) on PATH, and there is none";
+    else if (procs_ && !kernel.pid_namespace_max)
+      unavailable_ = "sandbox \"" + description_ +
+                     "\": procs= needs Linux 6.14 or later (a PID namespace's own pid_max); "
+                     "this kernel is " +
+                     kernel.release;
   }
   if (needs_landlock && abi_ == 0)
     unavailable_ = "sandbox \"" + description_ + "\" needs Landlock: " + kernel.landlock_why;
@@ -182,6 +242,11 @@ Sandbox::Sandbox(std::vector<Policy> layers, const KernelSupport& kernel)
     enforcement_ = "no Landlock";
   }
   enforcement_ += kernel.seccomp ? ", seccomp, no_new_privs" : ", no seccomp";
+  if (isolate_) {
+    enforcement_ +=
+        std::string(", bwrap namespaces (pid, ipc, uts") + (own_network_ ? ", net)" : ")");
+    if (procs_) enforcement_ += ", at most " + std::to_string(procs_) + " processes";
+  }
 }
 
 Sandbox::~Sandbox() = default;
@@ -207,6 +272,18 @@ std::variant<SpawnConfinement, std::string> Sandbox::for_spawn(const std::string
   if (!unavailable_.empty()) return unavailable_;
   SpawnConfinement out;
   if (!filter_.empty()) out.child_.filter = program_.get();
+  out.child_.hand_off = isolate_;
+  if (isolate_ && !filter_.empty()) {
+    // The program goes to confine_exec as a file: it is applied after bwrap's set-up.
+    const int memfd = ::memfd_create("mcp-shell-host-seccomp", MFD_CLOEXEC);
+    if (memfd < 0) return error_text("sandbox: memfd_create");
+    const int lifted = ::fcntl(memfd, F_DUPFD_CLOEXEC, fd_floor);
+    ::close(memfd);
+    if (lifted < 0) return error_text("sandbox: fcntl(F_DUPFD_CLOEXEC)");
+    out.child_.filter_fd = lifted;
+    if (::pwrite(lifted, filter_.data(), filter_.size(), 0) != static_cast<ssize_t>(filter_.size()))
+      return error_text("sandbox: writing the seccomp program");
+  }
   if (scratch_root().empty())
     return error_text("sandbox: cannot make a folder for the scratch folders in $TMPDIR or /tmp");
   std::string scratch = scratch_root() + "/call.XXXXXX";
@@ -242,6 +319,7 @@ std::variant<SpawnConfinement, std::string> Sandbox::for_spawn(const std::string
       fd = lifted;
     }
     out.child_.rulesets[out.child_.ruleset_count++] = static_cast<int>(fd);
+    out.reads_confined_ += p.reads ? 'r' : 'w';
     const std::uint64_t handled = attr.handled_access_fs;
     const std::uint64_t all = kReadRights | write_rights(abi_);
     std::string error;
@@ -267,6 +345,28 @@ std::variant<SpawnConfinement, std::string> Sandbox::for_spawn(const std::string
     if (!error.empty()) return fail(error);
   }
   return out;
+}
+
+std::vector<std::string> Sandbox::wrap(const SpawnConfinement& spawn, const std::string& self,
+                                       const std::string& exe,
+                                       const std::vector<std::string>& args) const {
+  std::vector<std::string> argv{bwrap_, "--die-with-parent", "--unshare-pid", "--unshare-ipc",
+                                "--unshare-uts"};
+  if (own_network_) argv.push_back("--unshare-net");
+  const bool root = ::geteuid() == 0;
+  // Without root, bwrap can make namespaces only inside a user namespace of its own (ids
+  // mapped to the same ones). confine_exec then needs CAP_SYS_ADMIN there for procs= (to
+  // make /proc/sys read-only) and drops every capability before it execs the tool.
+  if (!root) argv.push_back("--unshare-user");
+  if (!root && procs_) argv.insert(argv.end(), {"--cap-add", "CAP_SYS_ADMIN"});
+  // The same file system, devices included, bound recursively (Landlock still says what
+  // may be read and written), with a /proc of the PID namespace's own.
+  argv.insert(argv.end(),
+              {"--dev-bind", "/", "/", "--proc", "/proc", "--", self, kConfineExecFlag,
+               spawn.reads_confined_.empty() ? "-" : spawn.reads_confined_,
+               spawn.child_.filter_fd >= 0 ? "1" : "0", std::to_string(procs_), "--", exe});
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
 }
 
 namespace {

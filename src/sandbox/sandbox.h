@@ -12,6 +12,7 @@
 //
 // Fails closed: a sandbox this kernel cannot give (no Landlock, or too old an ABI for a
 // word) is `unavailable()` with the reason, and the caller does not start the process.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <variant>
@@ -25,9 +26,20 @@ struct KernelSupport {
   int landlock_abi = 0;      // 0: no Landlock (not built in, or disabled at boot)
   bool seccomp = false;      // seccomp filters (SECCOMP_SET_MODE_FILTER)
   std::string landlock_why;  // when landlock_abi is 0: the error that said so
+  // Linux 6.14 and later: each PID namespace has its own pid_max (procs=). Before, the
+  // file inside a namespace is the machine's own: writing it there is never done.
+  bool pid_namespace_max = false;
+  std::string release;  // uname -r
 };
 // Probed on first use; the same answer afterwards.
 const KernelSupport& kernel_support();
+
+// Under isolate the child does not apply its rulesets and filter itself: bwrap must still
+// make namespaces and mounts, which both forbid. It hands them on instead, as descriptors
+// kHandOffFd (rulesets, in order) and kHandOffFd + kMaxLayers (the filter's program), to
+// the host binary that bwrap runs inside them (confine_exec.h), which applies them and
+// execs the tool.
+inline constexpr int kHandOffFd = 6;
 
 // What the child applies between fork and exec: plain data, no ownership.
 struct ChildConfinement {
@@ -35,11 +47,13 @@ struct ChildConfinement {
   int rulesets[kMaxLayers] = {-1, -1};
   int ruleset_count = 0;
   const void* filter = nullptr;  // a struct sock_fprog, or null
-  bool active() const { return ruleset_count > 0 || filter != nullptr; }
+  bool hand_off = false;         // isolate: hand rulesets and filter_fd on (above)
+  int filter_fd = -1;            // with hand_off: a memfd holding the filter's program
+  bool active() const { return ruleset_count > 0 || filter != nullptr || hand_off; }
 };
 
 // In the forked child, before exec. Raw system calls only: no allocation, no locks.
-// Returns 0, or the step that failed (1..3, see child_step_name) with errno set.
+// Returns 0, or the step that failed (1..4, see child_step_name) with errno set.
 int apply_in_child(const ChildConfinement& confinement);
 // "landlock_restrict_self" for a step apply_in_child returned.
 const char* child_step_name(int step);
@@ -57,8 +71,10 @@ class SpawnConfinement {
 
  private:
   friend class Sandbox;
+  void close_all();
   std::string scratch_;
   ChildConfinement child_;
+  std::string reads_confined_;  // per ruleset, 'r' when it confines reads, else 'w'
 };
 
 class Sandbox {
@@ -82,12 +98,22 @@ class Sandbox {
   std::variant<SpawnConfinement, std::string> for_spawn(const std::string& readable,
                                                         int fd_floor) const;
 
+  // isolate: processes start through bwrap. wrap() gives the command line that runs
+  // `exe args` inside its namespaces, through `self` (this host's binary) applying what
+  // `spawn` hands on; the first element is bwrap's absolute path.
+  bool isolates() const { return isolate_; }
+  std::vector<std::string> wrap(const SpawnConfinement& spawn, const std::string& self,
+                                const std::string& exe, const std::vector<std::string>& args) const;
+
   Sandbox(std::vector<Policy> layers, const KernelSupport& kernel);  // use prepare()
   ~Sandbox();
 
  private:
   std::vector<Policy> layers_;
   int abi_ = 0;
+  bool isolate_ = false, own_network_ = false;
+  std::uint32_t procs_ = 0;  // 0: no cap
+  std::string bwrap_;        // its absolute path, with isolate
   std::string unavailable_, description_, enforcement_;
   std::vector<unsigned char> filter_;         // struct sock_filter[], as built by libseccomp
   std::unique_ptr<unsigned char[]> program_;  // struct sock_fprog pointing into filter_

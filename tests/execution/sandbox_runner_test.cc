@@ -101,11 +101,24 @@ TEST(SandboxPolicy, WordsParseAndDescribeThemselves) {
   EXPECT_EQ(std::get<sandbox::Policy>(again), q);
   EXPECT_EQ(sandbox::describe(words("none")), "none");
   EXPECT_FALSE(sandbox::Sandbox::prepare({words("none")}));
+  auto isolated = words("isolate,read-only");
+  EXPECT_TRUE(isolated.isolate);
+  EXPECT_FALSE(isolated.procs);
+  EXPECT_EQ(sandbox::describe(isolated), "read-only,isolate");
+  EXPECT_TRUE(words("isolate").active());
+  // procs= implies isolate; the smaller of two caps holds.
+  auto capped = words("procs=2048,procs=600");
+  EXPECT_TRUE(capped.isolate);
+  EXPECT_EQ(capped.procs, 600u);
+  EXPECT_EQ(sandbox::describe(capped), "procs=600");
+  EXPECT_EQ(std::get<sandbox::Policy>(sandbox::parse_policy("procs=600", "/")), capped);
 }
 
 TEST(SandboxPolicy, BadWordsAreRefusedWithAReason) {
-  for (const char* bad : {"", "read-only,telepathy", "connect=0", "connect=65536", "connect=http",
-                          "write=", "none,read-only", "no-network,connect=443"}) {
+  for (const char* bad :
+       {"", "read-only,telepathy", "connect=0", "connect=65536", "connect=http",
+        "write=", "none,read-only", "no-network,connect=443", "procs=", "procs=511", "procs=64",
+        "procs=-1", "procs=lots", "procs=4194304", "none,isolate", "isolate=yes"}) {
     auto parsed = sandbox::parse_policy(bad, "/");
     ASSERT_TRUE(std::holds_alternative<std::string>(parsed)) << bad;
     EXPECT_EQ(std::get<std::string>(parsed).rfind("sandbox: ", 0), 0u) << bad;
