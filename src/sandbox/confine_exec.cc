@@ -66,8 +66,10 @@ void cap_processes(std::uint32_t procs) {
 void drop_capabilities() {
   if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
     fail("prctl(PR_CAP_AMBIENT_CLEAR_ALL)");
+  // The bounding set needs CAP_SETPCAP, which bwrap may not have granted (EPERM): it only
+  // bounds what an exec could gain, and no_new_privs (set below) already gains nothing.
   for (int cap = 0; cap <= CAP_LAST_CAP; ++cap)
-    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL)
+    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL && errno != EPERM)
       fail("prctl(PR_CAPBSET_DROP)");
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2]{};

@@ -144,17 +144,23 @@ TEST_F(Isolate, ADaemonWithACleanEnvironmentEndsWithAKilledHost) {
     args.push_back(script);
     HostProcess host(args);
     host.send(call_request("1", "daemon", R"({"a":")" + tag + R"("})"));
-    for (int i = 0; i < 500 && processes_matching(tag).empty(); ++i)
-      std::this_thread::sleep_for(10ms);
-    if (processes_matching(tag).empty()) {
+    // The command line the daemon has once it is the sleep (before, it is env's, setsid's
+    // and bash's, each holding the tag).
+    const std::string daemon = tag + " 60";
+    bool started = false;
+    for (int i = 0; i < 1000 && !started; ++i) {
+      started = !processes_matching(daemon).empty();
+      if (!started) std::this_thread::sleep_for(10ms);
+    }
+    if (!started) {
       ADD_FAILURE() << "the daemon never started: " << host.stderr_text();
       return false;
     }
     host.signal(SIGKILL);
     host.wait_exit();
-    for (int i = 0; i < 100 && !processes_matching(tag).empty(); ++i)
+    for (int i = 0; i < 100 && !processes_matching(daemon).empty(); ++i)
       std::this_thread::sleep_for(20ms);
-    return !processes_matching(tag).empty();
+    return !processes_matching(daemon).empty();
   };
   EXPECT_TRUE(daemon_left({"--sandbox", "read-only"})) << "the test must be able to fail";
   EXPECT_FALSE(daemon_left({"--sandbox", "isolate"}));
@@ -232,6 +238,48 @@ TEST_F(Isolate, AToolCannotRaiseItsCap) {
   auto capped = call("raise_cap", "", {"--sandbox", "procs=600"});
   EXPECT_FALSE(capped.ok) << capped.raw;
   EXPECT_NE(capped.text.find("Read-only file system"), std::string::npos) << capped.text;
+}
+
+// A host that is not root: bwrap makes a user namespace first, and confine_exec drops the
+// capability it was given there for procs=. Run as nobody when the test runs as root.
+TEST_F(Isolate, AHostThatIsNotRootGetsTheSame) {
+  if (::geteuid() != 0) GTEST_SKIP() << "switches to nobody, which needs root";
+  if (!kernel_at_least(6, 14)) GTEST_SKIP() << "procs= needs Linux 6.14 (the host refuses it)";
+  fs::permissions(dir.path, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                fs::perms::others_read | fs::perms::others_exec);
+  const std::string probe = dir / "probe.sh";
+  std::ofstream(probe) << R"BASH(
+tool_probe() {
+  local n=0 p; for p in /proc/[0-9]*; do n=$((n + 1)); done
+  echo "uid=$(id -u) processes=$n caps=$(awk '/^CapEff/ { print $2 }' /proc/self/status)"
+  echo 4000000 > /proc/sys/kernel/pid_max 2>/dev/null && echo raised
+  perl -e 'my $n = 0; for (1 .. 700) { my $p = fork; last unless defined $p; if (!$p) { sleep 30; exit 0 } $n++ } print "started=$n\n"'
+}
+)BASH";
+  fs::permissions(probe, fs::perms::owner_all | fs::perms::others_read | fs::perms::group_read);
+  const std::string command =
+      "setpriv --reuid 65534 --regid 65534 --clear-groups env TMPDIR=/tmp " +
+      std::string(MCPSH_BINARY) + " call " + probe +
+      " --tool probe --args '{}' --sandbox procs=512 2>" + (dir / "host.err");
+  std::string out;
+  if (FILE* pipe = ::popen(command.c_str(), "r")) {
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+    ::pclose(pipe);
+  }
+  auto d = parse_strict(out);
+  ASSERT_TRUE(!d.HasParseError() && d.IsObject() && d.HasMember("content"))
+      << out << std::ifstream(dir / "host.err").rdbuf();
+  EXPECT_FALSE(d.HasMember("isError") && d["isError"].IsTrue()) << out;
+  const std::string text = d["content"][0]["text"].GetString();
+  EXPECT_EQ(text.rfind("uid=65534 processes=2 caps=0000000000000000\n", 0), 0u) << text;
+  EXPECT_EQ(text.find("raised"), std::string::npos) << text;
+  int started = 0;
+  const auto at = text.find("started=");
+  ASSERT_NE(at, std::string::npos) << text;
+  started = std::stoi(text.substr(at + 8));
+  EXPECT_LT(started, 512) << text;
+  EXPECT_GT(started, 400) << text;
 }
 
 TEST_F(Isolate, WithoutBwrapTheToolDoesNotRun) {
