@@ -194,8 +194,8 @@ po::options_description described() {
       "publish the files under DIR as read-only resources (file:// URIs), repeatable")(
       "no-watch", "serve: do not reload when the scripts change")(
       "sandbox", po::value<std::string>()->value_name("WORDS"),
-      "confine every tool: read-only, write=PATH, read=PATH, no-network, connect=PORT, isolate, "
-      "procs=N, none; "
+      "confine every tool: read-only, write=PATH, read=PATH, no-network, connect=PORT, "
+      "exec=PROG, isolate, procs=N, none; "
       "comma-separated (default none); a tool's @sandbox can only narrow it")(
       "env-allow", po::value<std::vector<std::string>>()->value_name("PATTERNS"),
       "pass tools only these host variables (shell patterns, comma-separated, repeatable), "

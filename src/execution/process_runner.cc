@@ -574,7 +574,7 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     std::optional<sandbox::SpawnConfinement> confinement;
     try {
       if (job.sandbox) {
-        auto made = job.sandbox->for_spawn(job.readable, kChildFdFloor);
+        auto made = job.sandbox->for_spawn(job.readable, job.exe, kChildFdFloor);
         if (auto* error = std::get_if<std::string>(&made)) {
           job.error = *error;
           return;

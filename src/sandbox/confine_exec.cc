@@ -8,6 +8,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -41,7 +42,7 @@ constexpr int kFailed = 125;  // as a child whose set-up failed (execution/child
 
 [[noreturn]] void usage() {
   errno = EINVAL;
-  fail(std::string(kConfineExecFlag) + " LAYERS FILTER PROCS -- EXE ARGS...");
+  fail(std::string(kConfineExecFlag) + " LAYERS FILTER PROCS PROGRAMS -- EXE ARGS...");
 }
 
 // Step 1: the cap on processes. pid_max is this PID namespace's own (the host checked the
@@ -76,13 +77,102 @@ void drop_capabilities() {
   if (::syscall(SYS_capset, &header, data) != 0) fail("capset");
 }
 
+// statvfs flags as the mount flags a bind remount must repeat (those a user namespace
+// locks, and the atime ones), and whether the mount is noexec.
+unsigned long mount_flags(const char* path) {
+  struct statvfs st {};
+  if (::statvfs(path, &st) != 0) return 0;
+  unsigned long flags = 0;
+  if (st.f_flag & ST_RDONLY) flags |= MS_RDONLY;
+  if (st.f_flag & ST_NOSUID) flags |= MS_NOSUID;
+  if (st.f_flag & ST_NODEV) flags |= MS_NODEV;
+  if (st.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
+  if (st.f_flag & ST_NOATIME) flags |= MS_NOATIME;
+  if (st.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
+  if (st.f_flag & ST_RELATIME) flags |= MS_RELATIME;
+  return flags;
+}
+
+// "\040" and the like in a mountinfo path, back to the bytes.
+std::string unescape(std::string_view field) {
+  std::string out;
+  for (std::size_t i = 0; i < field.size(); ++i) {
+    if (field[i] == '\\' && i + 3 < field.size()) {
+      out += static_cast<char>((field[i + 1] - '0') * 64 + (field[i + 2] - '0') * 8 +
+                               (field[i + 3] - '0'));
+      i += 3;
+    } else {
+      out += field[i];
+    }
+  }
+  return out;
+}
+
+// Step 2 under exec=: every mount noexec but the library folders and the programs allowed,
+// so that neither the ELF loader run by hand (`ld.so /usr/bin/prog`, which maps the program
+// itself) nor a file the tool wrote can run what Landlock's EXECUTE right would refuse.
+void confine_programs(std::string_view list) {
+  std::vector<std::string> programs;
+  for (std::size_t at = 0; at < list.size();) {
+    const std::size_t end = list.find('\n', at);
+    const std::string_view one = list.substr(at, end - at);
+    if (!one.empty()) programs.emplace_back(one);
+    if (end == std::string_view::npos) break;
+    at = end + 1;
+  }
+  // Held before the mounts change, to bind them back from where they were.
+  std::vector<int> held;
+  for (const auto& program : programs) {
+    const int fd = ::open(program.c_str(), O_PATH | O_CLOEXEC);
+    if (fd < 0) fail("open " + program);
+    held.push_back(fd);
+  }
+  FILE* info = std::fopen("/proc/self/mountinfo", "re");
+  if (!info) fail("open /proc/self/mountinfo");
+  std::vector<std::string> points;
+  char line[4096];
+  while (std::fgets(line, sizeof line, info)) {
+    // ID PARENT MAJ:MIN ROOT MOUNT-POINT ...
+    std::string_view rest = line;
+    for (int skip = 0; skip < 4 && !rest.empty(); ++skip) rest.remove_prefix(rest.find(' ') + 1);
+    points.push_back(unescape(rest.substr(0, rest.find(' '))));
+  }
+  std::fclose(info);
+  for (const auto& point : points) {
+    const unsigned long flags = mount_flags(point.c_str());
+    if (flags & MS_NOEXEC) continue;
+    if (::mount(nullptr, point.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_NOEXEC | flags,
+                nullptr) != 0 &&
+        errno != ENOENT)  // under a later mount: out of reach anyway
+      fail("remount " + point + " noexec");
+  }
+  // The shared libraries of every program must still map executable. A folder only where
+  // it is one (with merged /usr, /lib* are symlinks to /usr/lib*).
+  auto exec_again = [](const std::string& source, const std::string& target) {
+    if (::mount(source.c_str(), target.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
+      fail("bind mount " + target);
+    const unsigned long flags = mount_flags(target.c_str()) & ~MS_NOEXEC;
+    if (::mount(nullptr, target.c_str(), nullptr, MS_REMOUNT | MS_BIND | flags, nullptr) != 0)
+      fail("remount " + target + " executable");
+  };
+  for (const char* folder : {"/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/libx32", "/lib",
+                             "/lib64", "/lib32", "/libx32"}) {
+    struct stat st {};
+    if (::lstat(folder, &st) == 0 && S_ISDIR(st.st_mode)) exec_again(folder, folder);
+  }
+  for (std::size_t i = 0; i < programs.size(); ++i) {
+    exec_again("/proc/self/fd/" + std::to_string(held[i]), programs[i]);
+    ::close(held[i]);
+  }
+}
+
 void apply_rulesets(std::string_view layers) {
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const int fd = kHandOffFd + static_cast<int>(i);
     if (layers[i] == 'r') {
       const int proc = ::open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
       if (proc < 0) fail("open /proc");
-      const ll::PathBeneathAttr rule{ll::kReadFile | ll::kReadDir | ll::kExecute, proc};
+      const ll::PathBeneathAttr rule{ll::kReadFile | ll::kReadDir, proc};
       if (::syscall(ll::kAddRule, fd, ll::kRulePathBeneath, &rule, 0) != 0)
         fail("landlock_add_rule /proc");
       ::close(proc);
@@ -109,7 +199,7 @@ void load_filter() {
 }  // namespace
 
 int confine_exec(int argc, char** argv) {
-  if (argc < 7 || std::string_view(argv[5]) != "--") usage();
+  if (argc < 8 || std::string_view(argv[6]) != "--") usage();
   std::string_view layers = argv[2];
   if (layers == "-") layers = {};
   if (layers.size() > static_cast<std::size_t>(ChildConfinement::kMaxLayers) ||
@@ -122,7 +212,9 @@ int confine_exec(int argc, char** argv) {
       (filter != "0" && filter != "1"))
     usage();
 
+  const std::string_view programs = argv[5];
   if (procs > 0) cap_processes(procs);
+  if (programs != "-") confine_programs(programs);
   if (::getuid() != 0) drop_capabilities();
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("prctl(PR_SET_NO_NEW_PRIVS)");
   apply_rulesets(layers);
@@ -130,8 +222,8 @@ int confine_exec(int argc, char** argv) {
   // The host's child ignored SIGTERM for bwrap's sake (execution/child_setup.cc); the tool
   // gets it as a signal again, and bash its trap.
   ::signal(SIGTERM, SIG_DFL);
-  ::execve(argv[6], argv + 6, environ);
-  fail(std::string("exec ") + argv[6]);
+  ::execve(argv[7], argv + 7, environ);
+  fail(std::string("exec ") + argv[7]);
 }
 
 }  // namespace mcpsh::sandbox

@@ -1,7 +1,10 @@
 #include "sandbox/policy.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 
 namespace mcpsh::sandbox {
 
@@ -29,8 +32,24 @@ std::string absolute(std::string_view path, const std::string& base) {
 
 }  // namespace
 
+std::string find_on_path(std::string_view name) {
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+  while (true) {
+    const std::size_t colon = dirs.find(':');
+    const std::string_view dir = dirs.substr(0, colon);
+    if (!dir.empty() && dir.front() == '/') {
+      std::string candidate = std::string(dir) + "/" + std::string(name);
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    if (colon == std::string_view::npos) return {};
+    dirs.remove_prefix(colon + 1);
+  }
+}
+
 bool Policy::active() const {
-  return confined_writes || reads.has_value() || network != Network::kAny || isolate;
+  return confined_writes || reads.has_value() || network != Network::kAny || isolate ||
+         programs.has_value();
 }
 
 std::variant<Policy, std::string> parse_policy(std::string_view words, const std::string& base) {
@@ -76,6 +95,15 @@ std::variant<Policy, std::string> parse_policy(std::string_view words, const std
           if (!p.reads) p.reads.emplace();
           p.reads->push_back(std::move(path));
         }
+      } else if (key == "exec" && !value.empty()) {
+        std::string program =
+            value.find('/') == std::string_view::npos ? find_on_path(value) : absolute(value, base);
+        if (program.empty())
+          return "sandbox: exec=" + std::string(value) + ": no such program on PATH";
+        if (program.find(',') != std::string::npos)
+          return "sandbox: exec= cannot name a path with a comma in it (\"" + program + "\")";
+        if (!p.programs) p.programs.emplace();
+        p.programs->push_back(std::move(program));
       } else if (key == "connect" && !value.empty()) {
         unsigned port = 0;
         auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), port);
@@ -85,8 +113,8 @@ std::variant<Policy, std::string> parse_policy(std::string_view words, const std
         p.connect_ports.push_back(static_cast<std::uint16_t>(port));
       } else {
         return "sandbox: unknown word \"" + std::string(word) +
-               "\" (known: read-only, write=PATH, read=PATH, no-network, connect=PORT, isolate, "
-               "procs=N, none)";
+               "\" (known: read-only, write=PATH, read=PATH, no-network, connect=PORT, exec=PROG, "
+               "isolate, procs=N, none)";
       }
     }
     if (comma == std::string_view::npos) break;
@@ -119,6 +147,8 @@ std::string describe(const Policy& policy) {
     for (const auto& path : *policy.reads) add("read=" + path);
   if (policy.network == Policy::Network::kNone) add("no-network");
   for (auto port : policy.connect_ports) add("connect=" + std::to_string(port));
+  if (policy.programs)
+    for (const auto& program : *policy.programs) add("exec=" + program);
   if (policy.procs)
     add("procs=" + std::to_string(*policy.procs));
   else if (policy.isolate)

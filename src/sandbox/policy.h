@@ -11,6 +11,9 @@
 //   no-network       no sockets but Unix ones: no TCP, UDP, raw or netlink
 //   connect=PORT     outbound TCP to PORT only (repeatable); no bind, listen, UDP,
 //                    MPTCP or TCP Fast Open sendto
+//   exec=PROG        starts no program but bash and PROG (repeatable; a name is looked up on
+//                    PATH when the words are read); under isolate also none through the
+//                    ELF loader or from a file it wrote (ADR 0017)
 //   isolate          namespaces of its own through bwrap (ADR 0017): PID (its /proc shows
 //                    and its signals reach only the call's processes, all of which end
 //                    with the call), IPC, UTS, and network with no-network
@@ -44,9 +47,10 @@ struct Policy {
   std::vector<std::string> write_paths;           // absolute
   std::optional<std::vector<std::string>> reads;  // absolute; set: reads are confined too
   enum class Network { kAny, kNone, kPorts } network = Network::kAny;
-  std::vector<std::uint16_t> connect_ports;  // with kPorts, sorted, unique
-  bool isolate = false;                      // isolate or procs=
-  std::optional<std::uint32_t> procs;        // procs=N
+  std::vector<std::uint16_t> connect_ports;          // with kPorts, sorted, unique
+  std::optional<std::vector<std::string>> programs;  // exec=: absolute; set: only these run
+  bool isolate = false;                              // isolate or procs=
+  std::optional<std::uint32_t> procs;                // procs=N
 
   // True when the policy restricts anything (a `none` or empty policy does not).
   bool active() const;
@@ -55,6 +59,10 @@ struct Policy {
 
 // The words, or "sandbox: ..." saying what is wrong with them.
 std::variant<Policy, std::string> parse_policy(std::string_view words, const std::string& base);
+
+// `name` on this process's PATH (its absolute directories), as an absolute path; "" when
+// it is not there.
+std::string find_on_path(std::string_view name);
 
 // The canonical words of a policy ("read-only,no-network", "none"), for the audit log and
 // `check`; parse_policy of it gives the same policy back.

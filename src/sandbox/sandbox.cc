@@ -1,6 +1,7 @@
 #include "sandbox/sandbox.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -32,22 +33,6 @@ namespace ll = landlock;
 namespace {
 
 std::string error_text(const std::string& what) { return what + ": " + std::strerror(errno); }
-
-// `name` on this process's PATH, as an absolute path; "" when it is not there.
-std::string find_program(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::string_view dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
-  while (true) {
-    const std::size_t colon = dirs.find(':');
-    const std::string_view dir = dirs.substr(0, colon);
-    if (!dir.empty() && dir.front() == '/') {
-      std::string candidate = std::string(dir) + "/" + name;
-      if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    }
-    if (colon == std::string_view::npos) return {};
-    dirs.remove_prefix(colon + 1);
-  }
-}
 
 // The rights a write confinement handles, as far as this ABI knows them. Rights the
 // kernel does not know stay allowed (for truncate before ABI 3, only through a write
@@ -99,6 +84,58 @@ std::string add_path(int ruleset, const std::string& path, std::uint64_t rights,
   }
   ::close(fd);
   return error;
+}
+
+// The ELF interpreter a program names (PT_INTERP, e.g. /lib64/ld-linux-x86-64.so.2), or ""
+// for a static program or another kind of file.
+std::string elf_interpreter(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string interpreter;
+  Elf64_Ehdr eh{};
+  if (::pread(fd, &eh, sizeof eh, 0) == static_cast<ssize_t>(sizeof eh) &&
+      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+      eh.e_phentsize == sizeof(Elf64_Phdr)) {
+    for (unsigned i = 0; i < eh.e_phnum && eh.e_phnum < 256; ++i) {
+      Elf64_Phdr ph{};
+      if (::pread(fd, &ph, sizeof ph, static_cast<off_t>(eh.e_phoff + i * sizeof ph)) !=
+          static_cast<ssize_t>(sizeof ph))
+        break;
+      if (ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz > 4096) continue;
+      interpreter.resize(ph.p_filesz);
+      if (::pread(fd, interpreter.data(), ph.p_filesz, static_cast<off_t>(ph.p_offset)) !=
+          static_cast<ssize_t>(ph.p_filesz))
+        interpreter.clear();
+      interpreter.resize(std::strlen(interpreter.c_str()));  // up to its NUL
+      break;
+    }
+  }
+  ::close(fd);
+  return interpreter;
+}
+
+// The programs and the ELF interpreters they need, once each, in order. Each program's
+// interpreter is read once per process.
+std::vector<std::string> executables(const std::vector<std::string>& programs) {
+  static std::mutex mutex;
+  static std::map<std::string, std::string> interpreters;
+  std::vector<std::string> out;
+  auto once = [&](const std::string& path) {
+    if (!path.empty() && std::find(out.begin(), out.end(), path) == out.end()) out.push_back(path);
+  };
+  for (const auto& program : programs) {
+    once(program);
+    std::string interpreter;
+    {
+      std::lock_guard lock(mutex);
+      auto it = interpreters.find(program);
+      if (it == interpreters.end())
+        it = interpreters.emplace(program, elf_interpreter(program)).first;
+      interpreter = it->second;
+    }
+    once(interpreter);
+  }
+  return out;
 }
 
 }  // namespace
@@ -168,6 +205,7 @@ SpawnConfinement& SpawnConfinement::operator=(SpawnConfinement&& o) noexcept {
     close_all();
     scratch_ = std::move(o.scratch_);
     reads_confined_ = std::move(o.reads_confined_);
+    executables_ = std::move(o.executables_);
     child_ = o.child_;
     o.child_ = {};
   }
@@ -190,7 +228,8 @@ Sandbox::Sandbox(std::vector<Policy> layers, const KernelSupport& kernel)
   for (const Policy& p : layers_) {
     if (!description_.empty()) description_ += " then ";
     description_ += describe(p);
-    if (p.confined_writes || p.reads) needs_landlock = true;
+    if (p.confined_writes || p.reads || p.programs) needs_landlock = true;
+    if (p.programs) restricts_programs_ = true;
     if (p.confined_writes) confined_writes = true;
     if (p.network == Policy::Network::kPorts) {
       needs_landlock = true;
@@ -205,7 +244,7 @@ Sandbox::Sandbox(std::vector<Policy> layers, const KernelSupport& kernel)
   }
   own_network_ = isolate_ && strictest == Policy::Network::kNone;
   if (isolate_ && unavailable_.empty()) {
-    bwrap_ = find_program("bwrap");
+    bwrap_ = find_on_path("bwrap");
     if (bwrap_.empty())
       unavailable_ = "sandbox \"" + description_ +
                      "\" needs bwrap (Debian's bubblewrap) on PATH, and there is none";
@@ -242,6 +281,8 @@ Sandbox::Sandbox(std::vector<Policy> layers, const KernelSupport& kernel)
     enforcement_ = "no Landlock";
   }
   enforcement_ += kernel.seccomp ? ", seccomp, no_new_privs" : ", no seccomp";
+  if (restricts_programs_)
+    enforcement_ += isolate_ ? ", programs (Landlock, noexec mounts)" : ", programs (Landlock)";
   if (isolate_) {
     enforcement_ +=
         std::string(", bwrap namespaces (pid, ipc, uts") + (own_network_ ? ", net)" : ")");
@@ -268,6 +309,7 @@ std::shared_ptr<const Sandbox> Sandbox::prepare(const std::vector<Policy>& layer
 }
 
 std::variant<SpawnConfinement, std::string> Sandbox::for_spawn(const std::string& readable,
+                                                               const std::string& exe,
                                                                int fd_floor) const {
   if (!unavailable_.empty()) return unavailable_;
   SpawnConfinement out;
@@ -299,6 +341,9 @@ std::variant<SpawnConfinement, std::string> Sandbox::for_spawn(const std::string
     std::size_t size = ll::kRulesetAttrSizeAbi1;
     if (p.confined_writes) attr.handled_access_fs |= write_rights(abi_);
     if (p.reads) attr.handled_access_fs |= kReadRights;
+    // exec=: only the programs named (and bash, and their ELF interpreter) may be run.
+    const bool execs = p.programs.has_value();
+    if (execs) attr.handled_access_fs |= ll::kExecute;
     if (p.network != Policy::Network::kAny && abi_ >= 4) {
       attr.handled_access_net = ll::kBindTcp | ll::kConnectTcp;
       size = ll::kRulesetAttrSizeAbi4;
@@ -321,7 +366,10 @@ std::variant<SpawnConfinement, std::string> Sandbox::for_spawn(const std::string
     out.child_.rulesets[out.child_.ruleset_count++] = static_cast<int>(fd);
     out.reads_confined_ += p.reads ? 'r' : 'w';
     const std::uint64_t handled = attr.handled_access_fs;
-    const std::uint64_t all = kReadRights | write_rights(abi_);
+    // Under exec= nothing the tool may write, nor anything it may read, is executable.
+    const std::uint64_t no_exec = execs ? ~ll::kExecute : ~std::uint64_t{0};
+    const std::uint64_t all = (kReadRights | write_rights(abi_)) & no_exec;
+    const std::uint64_t read_rights = kReadRights & no_exec;
     std::string error;
     auto add = [&](const std::string& path, std::uint64_t rights, bool optional) {
       if (error.empty() && handled != 0)
@@ -332,9 +380,18 @@ std::variant<SpawnConfinement, std::string> Sandbox::for_spawn(const std::string
     for (const char* device : kWritableDevices)
       add(device, ll::kReadFile | ll::kWriteFile | ll::kTruncate, true);
     if (p.reads) {
-      for (const char* path : kSystemReadable) add(path, kReadRights, true);
-      if (!readable.empty()) add(readable, kReadRights, false);
-      for (const auto& path : *p.reads) add(path, kReadRights, false);
+      for (const char* path : kSystemReadable) add(path, read_rights, true);
+      if (!readable.empty()) add(readable, read_rights, false);
+      for (const auto& path : *p.reads) add(path, read_rights, false);
+    }
+    if (execs) {
+      std::vector<std::string> programs = *p.programs;
+      programs.push_back(exe);
+      for (const auto& program : executables(programs)) {
+        add(program, ll::kExecute | ll::kReadFile, false);
+        if (out.executables_.find("\n" + program + "\n") == std::string::npos)
+          out.executables_ += (out.executables_.empty() ? "\n" : "") + program + "\n";
+      }
     }
     for (auto port : p.connect_ports) {
       if (!error.empty()) break;
@@ -358,13 +415,14 @@ std::vector<std::string> Sandbox::wrap(const SpawnConfinement& spawn, const std:
   // mapped to the same ones). confine_exec then needs CAP_SYS_ADMIN there for procs= (to
   // make /proc/sys read-only) and drops every capability before it execs the tool.
   if (!root) argv.push_back("--unshare-user");
-  if (!root && procs_) argv.insert(argv.end(), {"--cap-add", "CAP_SYS_ADMIN"});
+  if (!root && (procs_ || restricts_programs_))
+    argv.insert(argv.end(), {"--cap-add", "CAP_SYS_ADMIN"});
   // The same file system, devices included, bound recursively (Landlock still says what
   // may be read and written), with a /proc of the PID namespace's own.
-  argv.insert(argv.end(),
-              {"--dev-bind", "/", "/", "--proc", "/proc", "--", self, kConfineExecFlag,
-               spawn.reads_confined_.empty() ? "-" : spawn.reads_confined_,
-               spawn.child_.filter_fd >= 0 ? "1" : "0", std::to_string(procs_), "--", exe});
+  argv.insert(argv.end(), {"--dev-bind", "/", "/", "--proc", "/proc", "--", self, kConfineExecFlag,
+                           spawn.reads_confined_.empty() ? "-" : spawn.reads_confined_,
+                           spawn.child_.filter_fd >= 0 ? "1" : "0", std::to_string(procs_),
+                           spawn.executables_.empty() ? "-" : spawn.executables_, "--", exe});
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }

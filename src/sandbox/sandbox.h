@@ -75,6 +75,9 @@ class SpawnConfinement {
   std::string scratch_;
   ChildConfinement child_;
   std::string reads_confined_;  // per ruleset, 'r' when it confines reads, else 'w'
+  // Under exec=: every program some layer lets run (with bash and ELF interpreters),
+  // "\n"-separated with a "\n" at each end; "" when no layer restricts programs.
+  std::string executables_;
 };
 
 class Sandbox {
@@ -92,11 +95,12 @@ class Sandbox {
   const std::string& enforcement() const { return enforcement_; }
 
   // Makes the scratch folder and the rulesets for one process. `readable` is a folder
-  // every layer that confines reads must still let it read (the script's own). The
+  // every layer that confines reads must still let it read (the script's own); `exe` the
+  // program the process starts as (bash), which a layer with exec= must still let run. The
   // rulesets' descriptors are numbered `fd_floor` or above (below it the child moves its
   // own descriptors into place). Any thread. The error names the step and the path.
   std::variant<SpawnConfinement, std::string> for_spawn(const std::string& readable,
-                                                        int fd_floor) const;
+                                                        const std::string& exe, int fd_floor) const;
 
   // isolate: processes start through bwrap. wrap() gives the command line that runs
   // `exe args` inside its namespaces, through `self` (this host's binary) applying what
@@ -111,7 +115,7 @@ class Sandbox {
  private:
   std::vector<Policy> layers_;
   int abi_ = 0;
-  bool isolate_ = false, own_network_ = false;
+  bool isolate_ = false, own_network_ = false, restricts_programs_ = false;
   std::uint32_t procs_ = 0;  // 0: no cap
   std::string bwrap_;        // its absolute path, with isolate
   std::string unavailable_, description_, enforcement_;

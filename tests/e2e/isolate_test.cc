@@ -38,6 +38,20 @@ tool_raise_cap() { echo 4000000 > /proc/sys/kernel/pid_max && cat /proc/sys/kern
 tool_status() { grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status | tr '\n' ' '; }
 tool_write() { echo pwned > "$(arg "$1" a)" && echo written; }
 tool_graceful() { trap 'echo asked to stop; sleep 0.3; echo stopped cleanly; exit 3' TERM; sleep 30 & wait; }
+# Each way of starting a program, and whether it ran: by name, by path, through the ELF
+# loader, and a program beside the script (a copy of true, and a script).
+tool_programs() {
+  local loader here=${BASH_SOURCE[0]%/*}
+  for loader in /lib64/ld-linux*.so.* /lib/ld-linux*.so.*; do [[ -e $loader ]] && break; done
+  jq -n 1 >/dev/null 2>&1 && echo "jq ran" || echo "jq refused"
+  rm --version >/dev/null 2>&1 && echo "rm ran" || echo "rm refused"
+  "$loader" /usr/bin/rm --version >/dev/null 2>&1 && echo "loader rm ran" || echo "loader rm refused"
+  "$here/true-copy" 2>/dev/null && echo "copy ran" || echo "copy refused"
+  "$loader" "$here/true-copy" 2>/dev/null && echo "loader copy ran" || echo "loader copy refused"
+  "$here/script.sh" 2>/dev/null || echo "script refused"
+}
+# @sandbox exec=jq
+tool_programs_jq_only() { tool_programs; }
 # The classic: each copy starts two more, forever.
 tool_bomb() { export BOMB_MARK=$(arg "$1" a); bomb() { bomb | bomb & }; bomb; sleep 60; }
 )BASH";
@@ -240,8 +254,37 @@ TEST_F(Isolate, AToolCannotRaiseItsCap) {
   EXPECT_NE(capped.text.find("Read-only file system"), std::string::npos) << capped.text;
 }
 
+TEST_F(Isolate, ExecLetsOnlyTheNamedProgramsRun) {
+  fs::copy_file("/usr/bin/true", dir / "true-copy");
+  std::ofstream(dir / "script.sh") << "#!/bin/bash\necho script ran\n";
+  fs::permissions(dir / "script.sh", fs::perms::owner_all);
+  auto free = call("programs", "");
+  ASSERT_TRUE(free.ok) << free.raw;
+  EXPECT_EQ(free.text, "jq ran\nrm ran\nloader rm ran\ncopy ran\nloader copy ran\nscript ran");
+  // Landlock alone: the loader, run by hand, maps any program it can read (ADR 0017).
+  auto landlock = call("programs", "", {"--sandbox", "exec=jq"});
+  ASSERT_TRUE(landlock.ok) << landlock.raw;
+  EXPECT_EQ(landlock.text,
+            "jq ran\nrm refused\nloader rm ran\ncopy refused\nloader copy ran\nscript refused");
+  // Under isolate every mount but the libraries' is noexec: the loader cannot map them.
+  auto isolated = call("programs", "", {"--sandbox", "isolate,exec=jq"});
+  ASSERT_TRUE(isolated.ok) << isolated.raw;
+  EXPECT_EQ(isolated.text,
+            "jq ran\nrm refused\nloader rm refused\ncopy refused\nloader copy "
+            "refused\nscript refused");
+  // A tool's own exec= narrows the server's list.
+  auto server = call("programs", "", {"--sandbox", "exec=jq,exec=rm"});
+  EXPECT_NE(server.text.find("\nrm ran"), std::string::npos) << server.text;
+  auto narrowed = call("programs_jq_only", "", {"--sandbox", "exec=jq,exec=rm"});
+  EXPECT_NE(narrowed.text.find("\nrm refused"), std::string::npos) << narrowed.text;
+  auto bad = run_cli({"check", script, "--sandbox", "exec=no-such-program-here"});
+  EXPECT_NE(bad.err.find("exec=no-such-program-here: no such program on PATH"), std::string::npos)
+      << bad.out << bad.err;
+}
+
 // A host that is not root: bwrap makes a user namespace first, and confine_exec drops the
-// capability it was given there for procs=. Run as nobody when the test runs as root.
+// capability it was given there for procs= and exec=. Run as nobody when the test runs as
+// root.
 TEST_F(Isolate, AHostThatIsNotRootGetsTheSame) {
   if (::geteuid() != 0) GTEST_SKIP() << "switches to nobody, which needs root";
   if (!kernel_at_least(6, 14)) GTEST_SKIP() << "procs= needs Linux 6.14 (the host refuses it)";
@@ -253,6 +296,7 @@ tool_probe() {
   local n=0 p; for p in /proc/[0-9]*; do n=$((n + 1)); done
   echo "uid=$(id -u) processes=$n caps=$(awk '/^CapEff/ { print $2 }' /proc/self/status)"
   echo 4000000 > /proc/sys/kernel/pid_max 2>/dev/null && echo raised
+  rm --version >/dev/null 2>&1 && echo "rm ran"
   perl -e 'my $n = 0; for (1 .. 700) { my $p = fork; last unless defined $p; if (!$p) { sleep 30; exit 0 } $n++ } print "started=$n\n"'
 }
 )BASH";
@@ -260,7 +304,8 @@ tool_probe() {
   const std::string command =
       "setpriv --reuid 65534 --regid 65534 --clear-groups env TMPDIR=/tmp " +
       std::string(MCPSH_BINARY) + " call " + probe +
-      " --tool probe --args '{}' --sandbox procs=512 2>" + (dir / "host.err");
+      " --tool probe --args '{}' --sandbox procs=512,exec=id,exec=awk,exec=perl 2>" +
+      (dir / "host.err");
   std::string out;
   if (FILE* pipe = ::popen(command.c_str(), "r")) {
     char buf[4096];
@@ -274,6 +319,7 @@ tool_probe() {
   const std::string text = d["content"][0]["text"].GetString();
   EXPECT_EQ(text.rfind("uid=65534 processes=2 caps=0000000000000000\n", 0), 0u) << text;
   EXPECT_EQ(text.find("raised"), std::string::npos) << text;
+  EXPECT_EQ(text.find("rm ran"), std::string::npos) << text;
   int started = 0;
   const auto at = text.find("started=");
   ASSERT_NE(at, std::string::npos) << text;

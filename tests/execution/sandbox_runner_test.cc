@@ -112,13 +112,24 @@ TEST(SandboxPolicy, WordsParseAndDescribeThemselves) {
   EXPECT_EQ(capped.procs, 600u);
   EXPECT_EQ(sandbox::describe(capped), "procs=600");
   EXPECT_EQ(std::get<sandbox::Policy>(sandbox::parse_policy("procs=600", "/")), capped);
+  // exec=: a name is found on PATH, a path is joined to the base; both kept absolute.
+  auto programs = words("exec=bash,exec=bin/tool");
+  ASSERT_TRUE(programs.programs);
+  ASSERT_EQ(programs.programs->size(), 2u);
+  EXPECT_EQ(programs.programs->at(0), sandbox::find_on_path("bash"));
+  EXPECT_EQ(programs.programs->at(0).front(), '/');
+  EXPECT_EQ(programs.programs->at(1), "/bin/tool");
+  EXPECT_TRUE(programs.active());
+  EXPECT_EQ(sandbox::describe(programs),
+            "exec=" + sandbox::find_on_path("bash") + ",exec=/bin/tool");
 }
 
 TEST(SandboxPolicy, BadWordsAreRefusedWithAReason) {
   for (const char* bad :
        {"", "read-only,telepathy", "connect=0", "connect=65536", "connect=http",
         "write=", "none,read-only", "no-network,connect=443", "procs=", "procs=511", "procs=64",
-        "procs=-1", "procs=lots", "procs=4194304", "none,isolate", "isolate=yes"}) {
+        "procs=-1", "procs=lots", "procs=4194304", "none,isolate", "isolate=yes",
+        "exec=", "exec=no-such-program-anywhere-42"}) {
     auto parsed = sandbox::parse_policy(bad, "/");
     ASSERT_TRUE(std::holds_alternative<std::string>(parsed)) << bad;
     EXPECT_EQ(std::get<std::string>(parsed).rfind("sandbox: ", 0), 0u) << bad;
