@@ -74,15 +74,20 @@ constexpr std::size_t kReadChunk = 64 * 1024;
 // onto 0..5 in the child can never overwrite one another.
 constexpr int kChildFdFloor = 10;
 
-// This host's binary, by the path it was started from: an isolate sandbox runs it inside
-// bwrap's namespaces, where /proc/self/exe would name bwrap. Read once.
-const std::string& host_binary() {
-  static const std::string path = [] {
-    char buf[4096];
-    const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-    return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string("/proc/self/exe");
+// This host's binary, held open (O_PATH) from the first isolate spawn on: an isolate
+// sandbox runs it inside bwrap's namespaces, handed on as a descriptor, so that the binary
+// that runs there is this one even after a package upgrade replaced or removed its file.
+// At or above the child's descriptor floor, like every source the child moves; -1 if it
+// cannot be opened (the launch then fails in bwrap, saying so).
+int host_binary() {
+  static const int fd = [] {
+    const int opened = ::open("/proc/self/exe", O_PATH | O_CLOEXEC);
+    if (opened < 0 || opened >= kChildFdFloor) return opened;
+    const int lifted = ::fcntl(opened, F_DUPFD_CLOEXEC, kChildFdFloor);
+    ::close(opened);
+    return lifted;
   }();
-  return path;
+  return fd;
 }
 
 // Runs in the child between fork and exec (child_setup.h).
@@ -586,7 +591,8 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
         job.setup.plan.confinement = confinement->child();
         if (job.sandbox->isolates()) {
           // Through bwrap, and this binary inside it (sandbox/confine_exec.h).
-          auto argv = job.sandbox->wrap(*confinement, host_binary(), job.exe, job.args);
+          job.setup.plan.confinement.self_fd = host_binary();
+          auto argv = job.sandbox->wrap(*confinement, job.exe, job.args);
           job.exe = argv.front();
           job.args.assign(argv.begin() + 1, argv.end());
         }

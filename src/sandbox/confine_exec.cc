@@ -90,6 +90,9 @@ unsigned long mount_flags(const char* path) {
   if (st.f_flag & ST_NOATIME) flags |= MS_NOATIME;
   if (st.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
   if (st.f_flag & ST_RELATIME) flags |= MS_RELATIME;
+#ifdef ST_NOSYMFOLLOW
+  if (st.f_flag & ST_NOSYMFOLLOW) flags |= MS_NOSYMFOLLOW;
+#endif
   return flags;
 }
 
@@ -127,31 +130,39 @@ void confine_programs(std::string_view list) {
     if (fd < 0) fail("open " + program);
     held.push_back(fd);
   }
+  // Mounts that appear on the host later must not arrive here executable: no propagation.
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+    fail("make the mounts private");
   FILE* info = std::fopen("/proc/self/mountinfo", "re");
   if (!info) fail("open /proc/self/mountinfo");
   std::vector<std::string> points;
-  char line[4096];
-  while (std::fgets(line, sizeof line, info)) {
+  char* line = nullptr;
+  std::size_t capacity = 0;
+  while (::getline(&line, &capacity, info) > 0) {
     // ID PARENT MAJ:MIN ROOT MOUNT-POINT ...
     std::string_view rest = line;
     for (int skip = 0; skip < 4 && !rest.empty(); ++skip) rest.remove_prefix(rest.find(' ') + 1);
     points.push_back(unescape(rest.substr(0, rest.find(' '))));
   }
+  std::free(line);
   std::fclose(info);
   for (const auto& point : points) {
     const unsigned long flags = mount_flags(point.c_str());
     if (flags & MS_NOEXEC) continue;
+    // ENOENT: under a later mount; EACCES: behind a folder this user cannot enter. The
+    // tool, with the same ids and fewer capabilities, cannot reach either.
     if (::mount(nullptr, point.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_NOEXEC | flags,
                 nullptr) != 0 &&
-        errno != ENOENT)  // under a later mount: out of reach anyway
+        errno != ENOENT && errno != EACCES)
       fail("remount " + point + " noexec");
   }
   // The shared libraries of every program must still map executable. A folder only where
-  // it is one (with merged /usr, /lib* are symlinks to /usr/lib*).
+  // it is one (with merged /usr, /lib* are symlinks to /usr/lib*). Read only, so that
+  // nothing the tool writes lands where it could run.
   auto exec_again = [](const std::string& source, const std::string& target) {
     if (::mount(source.c_str(), target.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
       fail("bind mount " + target);
-    const unsigned long flags = mount_flags(target.c_str()) & ~MS_NOEXEC;
+    const unsigned long flags = (mount_flags(target.c_str()) & ~MS_NOEXEC) | MS_RDONLY;
     if (::mount(nullptr, target.c_str(), nullptr, MS_REMOUNT | MS_BIND | flags, nullptr) != 0)
       fail("remount " + target + " executable");
   };
@@ -200,6 +211,14 @@ void load_filter() {
 
 int confine_exec(int argc, char** argv) {
   if (argc < 8 || std::string_view(argv[6]) != "--") usage();
+  // Only inside the PID namespace bwrap made, where this is the process after its init:
+  // run by hand elsewhere, as root, it would cap the machine's processes and remount its
+  // file systems.
+  if (::getpid() != 2) {
+    errno = EPERM;
+    fail(std::string(kConfineExecFlag) + " runs only as the command of an isolate sandbox");
+  }
+  ::close(kHandOffSelfFd);  // this binary, which bwrap ran: nothing of it for the tool
   std::string_view layers = argv[2];
   if (layers == "-") layers = {};
   if (layers.size() > static_cast<std::size_t>(ChildConfinement::kMaxLayers) ||
@@ -215,7 +234,7 @@ int confine_exec(int argc, char** argv) {
   const std::string_view programs = argv[5];
   if (procs > 0) cap_processes(procs);
   if (programs != "-") confine_programs(programs);
-  if (::getuid() != 0) drop_capabilities();
+  if (::geteuid() != 0) drop_capabilities();
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("prctl(PR_SET_NO_NEW_PRIVS)");
   apply_rulesets(layers);
   if (filter == "1") load_filter();

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string_view>
 
 #include "sandbox/confine_exec.h"
@@ -86,30 +87,41 @@ std::string add_path(int ruleset, const std::string& path, std::uint64_t rights,
   return error;
 }
 
+// PT_INTERP of the ELF file open on `fd`, of either class.
+template <typename Ehdr, typename Phdr>
+std::string interpreter_of(int fd) {
+  Ehdr eh{};
+  if (::pread(fd, &eh, sizeof eh, 0) != static_cast<ssize_t>(sizeof eh) ||
+      eh.e_phentsize != sizeof(Phdr))
+    return {};
+  for (unsigned i = 0; i < eh.e_phnum && eh.e_phnum < 256; ++i) {
+    Phdr ph{};
+    if (::pread(fd, &ph, sizeof ph, static_cast<off_t>(eh.e_phoff + i * sizeof ph)) !=
+        static_cast<ssize_t>(sizeof ph))
+      return {};
+    if (ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz > 4096) continue;
+    std::string interpreter(ph.p_filesz, '\0');
+    if (::pread(fd, interpreter.data(), ph.p_filesz, static_cast<off_t>(ph.p_offset)) !=
+        static_cast<ssize_t>(ph.p_filesz))
+      return {};
+    interpreter.resize(std::strlen(interpreter.c_str()));  // up to its NUL
+    return interpreter;
+  }
+  return {};
+}
+
 // The ELF interpreter a program names (PT_INTERP, e.g. /lib64/ld-linux-x86-64.so.2), or ""
 // for a static program or another kind of file.
 std::string elf_interpreter(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return {};
+  unsigned char ident[EI_NIDENT] = {};
   std::string interpreter;
-  Elf64_Ehdr eh{};
-  if (::pread(fd, &eh, sizeof eh, 0) == static_cast<ssize_t>(sizeof eh) &&
-      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
-      eh.e_phentsize == sizeof(Elf64_Phdr)) {
-    for (unsigned i = 0; i < eh.e_phnum && eh.e_phnum < 256; ++i) {
-      Elf64_Phdr ph{};
-      if (::pread(fd, &ph, sizeof ph, static_cast<off_t>(eh.e_phoff + i * sizeof ph)) !=
-          static_cast<ssize_t>(sizeof ph))
-        break;
-      if (ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz > 4096) continue;
-      interpreter.resize(ph.p_filesz);
-      if (::pread(fd, interpreter.data(), ph.p_filesz, static_cast<off_t>(ph.p_offset)) !=
-          static_cast<ssize_t>(ph.p_filesz))
-        interpreter.clear();
-      interpreter.resize(std::strlen(interpreter.c_str()));  // up to its NUL
-      break;
-    }
-  }
+  if (::pread(fd, ident, sizeof ident, 0) == static_cast<ssize_t>(sizeof ident) &&
+      std::memcmp(ident, ELFMAG, SELFMAG) == 0)
+    interpreter = ident[EI_CLASS] == ELFCLASS64   ? interpreter_of<Elf64_Ehdr, Elf64_Phdr>(fd)
+                  : ident[EI_CLASS] == ELFCLASS32 ? interpreter_of<Elf32_Ehdr, Elf32_Phdr>(fd)
+                                                  : std::string();
   ::close(fd);
   return interpreter;
 }
@@ -175,6 +187,8 @@ int apply_in_child(const ChildConfinement& c) {
       if (::syscall(SYS_dup3, c.rulesets[i], kHandOffFd + i, 0) != kHandOffFd + i) return 4;
     const int filter_at = kHandOffFd + ChildConfinement::kMaxLayers;
     if (c.filter_fd >= 0 && ::syscall(SYS_dup3, c.filter_fd, filter_at, 0) != filter_at) return 4;
+    if (c.self_fd >= 0 && ::syscall(SYS_dup3, c.self_fd, kHandOffSelfFd, 0) != kHandOffSelfFd)
+      return 4;
     return 0;
   }
   for (int i = 0; i < c.ruleset_count; ++i)
@@ -260,7 +274,7 @@ Sandbox::Sandbox(std::vector<Policy> layers, const KernelSupport& kernel)
     unavailable_ =
         "sandbox \"" + description_ + "\" needs seccomp filters, which this kernel lacks";
   if (unavailable_.empty()) {
-    auto built = build_syscall_filter(strictest, confined_writes);
+    auto built = build_syscall_filter(strictest, confined_writes, restricts_programs_);
     if (auto* error = std::get_if<std::string>(&built)) {
       unavailable_ = *error;
     } else {
@@ -335,6 +349,7 @@ std::variant<SpawnConfinement, std::string> Sandbox::for_spawn(const std::string
     remove_scratch(out.scratch_);
     return why;
   };
+  std::optional<std::vector<std::string>> runnable;  // under exec=
   for (const Policy& p : layers_) {
     if (abi_ == 0) break;  // seccomp alone: only no-network asked for, and it holds that
     ll::RulesetAttr attr{};
@@ -387,11 +402,16 @@ std::variant<SpawnConfinement, std::string> Sandbox::for_spawn(const std::string
     if (execs) {
       std::vector<std::string> programs = *p.programs;
       programs.push_back(exe);
-      for (const auto& program : executables(programs)) {
-        add(program, ll::kExecute | ll::kReadFile, false);
-        if (out.executables_.find("\n" + program + "\n") == std::string::npos)
-          out.executables_ += (out.executables_.empty() ? "\n" : "") + program + "\n";
-      }
+      auto layer = executables(programs);
+      for (const auto& program : layer) add(program, ll::kExecute | ll::kReadFile, false);
+      // What every layer lets run (Landlock enforces the intersection; the noexec mounts
+      // under isolate must not bind back what only one layer names).
+      if (!runnable)
+        runnable = std::move(layer);
+      else
+        std::erase_if(*runnable, [&](const std::string& program) {
+          return std::find(layer.begin(), layer.end(), program) == layer.end();
+        });
     }
     for (auto port : p.connect_ports) {
       if (!error.empty()) break;
@@ -401,11 +421,14 @@ std::variant<SpawnConfinement, std::string> Sandbox::for_spawn(const std::string
     }
     if (!error.empty()) return fail(error);
   }
+  if (runnable) {
+    out.executables_ = "\n";
+    for (const auto& program : *runnable) out.executables_ += program + "\n";
+  }
   return out;
 }
 
-std::vector<std::string> Sandbox::wrap(const SpawnConfinement& spawn, const std::string& self,
-                                       const std::string& exe,
+std::vector<std::string> Sandbox::wrap(const SpawnConfinement& spawn, const std::string& exe,
                                        const std::vector<std::string>& args) const {
   std::vector<std::string> argv{bwrap_, "--die-with-parent", "--unshare-pid", "--unshare-ipc",
                                 "--unshare-uts"};
@@ -419,10 +442,16 @@ std::vector<std::string> Sandbox::wrap(const SpawnConfinement& spawn, const std:
     argv.insert(argv.end(), {"--cap-add", "CAP_SYS_ADMIN"});
   // The same file system, devices included, bound recursively (Landlock still says what
   // may be read and written), with a /proc of the PID namespace's own.
-  argv.insert(argv.end(), {"--dev-bind", "/", "/", "--proc", "/proc", "--", self, kConfineExecFlag,
-                           spawn.reads_confined_.empty() ? "-" : spawn.reads_confined_,
-                           spawn.child_.filter_fd >= 0 ? "1" : "0", std::to_string(procs_),
-                           spawn.executables_.empty() ? "-" : spawn.executables_, "--", exe});
+  argv.insert(argv.end(), {"--dev-bind", "/", "/", "--proc", "/proc"});
+  // POSIX shared memory is files in /dev/shm, which the IPC namespace does not cover.
+  struct stat shm {};
+  if (::stat("/dev/shm", &shm) == 0 && S_ISDIR(shm.st_mode))
+    argv.insert(argv.end(), {"--tmpfs", "/dev/shm"});
+  argv.insert(argv.end(),
+              {"--", "/proc/self/fd/" + std::to_string(kHandOffSelfFd), kConfineExecFlag,
+               spawn.reads_confined_.empty() ? "-" : spawn.reads_confined_,
+               spawn.child_.filter_fd >= 0 ? "1" : "0", std::to_string(procs_),
+               spawn.executables_.empty() ? "-" : spawn.executables_, "--", exe});
   argv.insert(argv.end(), args.begin(), args.end());
   return argv;
 }

@@ -40,6 +40,8 @@ const KernelSupport& kernel_support();
 // the host binary that bwrap runs inside them (confine_exec.h), which applies them and
 // execs the tool.
 inline constexpr int kHandOffFd = 6;
+// And the host's binary, which bwrap runs as /proc/self/fd/9 (confine_exec closes it).
+inline constexpr int kHandOffSelfFd = kHandOffFd + 3;
 
 // What the child applies between fork and exec: plain data, no ownership.
 struct ChildConfinement {
@@ -49,6 +51,7 @@ struct ChildConfinement {
   const void* filter = nullptr;  // a struct sock_fprog, or null
   bool hand_off = false;         // isolate: hand rulesets and filter_fd on (above)
   int filter_fd = -1;            // with hand_off: a memfd holding the filter's program
+  int self_fd = -1;              // with hand_off: the host's binary (O_PATH), not owned
   bool active() const { return ruleset_count > 0 || filter != nullptr || hand_off; }
 };
 
@@ -103,11 +106,12 @@ class Sandbox {
                                                         const std::string& exe, int fd_floor) const;
 
   // isolate: processes start through bwrap. wrap() gives the command line that runs
-  // `exe args` inside its namespaces, through `self` (this host's binary) applying what
-  // `spawn` hands on; the first element is bwrap's absolute path.
+  // `exe args` inside its namespaces, through this host's binary (handed on as
+  // kHandOffSelfFd) applying what `spawn` hands on; the first element is bwrap's absolute
+  // path.
   bool isolates() const { return isolate_; }
-  std::vector<std::string> wrap(const SpawnConfinement& spawn, const std::string& self,
-                                const std::string& exe, const std::vector<std::string>& args) const;
+  std::vector<std::string> wrap(const SpawnConfinement& spawn, const std::string& exe,
+                                const std::vector<std::string>& args) const;
 
   Sandbox(std::vector<Policy> layers, const KernelSupport& kernel);  // use prepare()
   ~Sandbox();

@@ -105,7 +105,8 @@ struct ContextDeleter {
 }  // namespace
 
 std::variant<std::vector<unsigned char>, std::string> build_syscall_filter(Policy::Network network,
-                                                                           bool confined_writes) {
+                                                                           bool confined_writes,
+                                                                           bool confined_programs) {
   std::unique_ptr<void, ContextDeleter> ctx(seccomp_init(SCMP_ACT_ALLOW));
   if (!ctx) return std::string("seccomp_init failed");
   // A binary tree over the system call numbers instead of a linear list: every system
@@ -130,6 +131,14 @@ std::variant<std::vector<unsigned char>, std::string> build_syscall_filter(Polic
           !e.empty())
         return e;
     }
+  // An anonymous file lives on an internal mount, out of Landlock's path rules and of the
+  // noexec mounts: exec'ing one (fexecve, /proc/self/fd/N) would run any program an
+  // allowed interpreter wrote into it. Under exec= there are none.
+  if (confined_programs)
+    if (auto e = rule("memfd_create", seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(EPERM),
+                                                       SCMP_SYS(memfd_create), 0));
+        !e.empty())
+      return e;
   // Pushing input into a terminal (the host's, should it have one) would run commands
   // outside the sandbox. The request is compared on its low 32 bits, as the kernel does.
   for (scmp_datum_t request :
