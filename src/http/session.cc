@@ -10,6 +10,7 @@
 #include "diagnostics/log.h"
 #include "http/bearer_token.h"
 #include "mcp/protocol_core.h"
+#include "mcp/protocol_versions.h"
 
 namespace mcpsh::http {
 
@@ -247,6 +248,24 @@ void Session::on_request() {
       std::static_pointer_cast<ResponseSink>(shared_from_this()));
   exchange_->remote = remote_;
   exchange_->mirrored = mirrored_headers(request);
+  // A session of the initialize era: the request is served with what its initialize
+  // negotiated (the client's capabilities among it). An id we do not know (never minted,
+  // or forgotten) is 404: the client starts a new session with a new initialize. A request
+  // of 2026-07-28 (which has no sessions) keeps being served statelessly, whatever it says.
+  const auto& version = exchange_->mirrored->protocol_version;
+  if (auto id = request.find("Mcp-Session-Id");
+      id != request.end() && (!version || !mcp::is_modern_version(trimmed(*version)))) {
+    const std::string session_id = trimmed(id->value());
+    auto* known = context_.legacy_sessions ? context_.legacy_sessions->find(session_id) : nullptr;
+    if (!known) {
+      exchange_.reset();
+      refuse({404, "Not Found: no session " + session_id + " here (it ended, or never began)", {}});
+      return;
+    }
+    exchange_->legacy = *known;
+    exchange_->session_id = session_id;
+    exchange_->hears_requests = accept_.sse;
+  }
   auto exchange = exchange_;  // handle() may answer (and so reset exchange_) before it returns
   const mcp::Handled handled = context_.core.handle(exchange, std::move(request.body()));
   if (state_ == State::kPending && exchange_ == exchange && handled != mcp::Handled::kPending)
@@ -280,17 +299,28 @@ int Session::deliver(ExchangeConnection& from, std::string line, const mcp::Outg
     return 200;
   }
   const int status = status_for(what);
+  HeaderList extra;
+  if (auto& legacy = from.legacy; legacy && context_.legacy_sessions && status == 200 &&
+                                  !what.error_code && from.session_id.empty() &&
+                                  legacy->from_initialize) {
+    // initialize succeeded: its session goes under a new id, which the client sends back
+    // on every request of the session.
+    extra.emplace_back("Mcp-Session-Id", context_.legacy_sessions->open(*legacy));
+  } else if (legacy && !from.session_id.empty()) {
+    // logging/setLevel and the like change the session for its next requests.
+    if (auto* kept = context_.legacy_sessions->find(from.session_id)) *kept = *legacy;
+  }
   exchange_.reset();
   state_ = State::kResponding;
   if (!sse_ && !accept_.json && status == 200) {
     sse_ = true;  // the client takes SSE only
-    queue(sse_head(keep_alive_));
+    queue(sse_head(keep_alive_, extra));
   }
   if (sse_) {
     queue(sse_event_chunk(line));
     queue(std::string(last_chunk()));
   } else {
-    queue(response_head(status, "application/json", line.size(), keep_alive_));
+    queue(response_head(status, "application/json", line.size(), keep_alive_, extra));
     queue(std::move(line));
   }
   flush();

@@ -29,6 +29,7 @@
 
 #include "http/exchange_connection.h"
 #include "http/http_options.h"
+#include "http/legacy_sessions.h"
 #include "http/request_checks.h"
 #include "mcp/audit_record.h"
 
@@ -51,7 +52,8 @@ struct SessionContext {
   bool loopback_bound = true;
   bool stopping = false;            // no new requests: each connection closes after its response
   std::function<void()> on_closed;  // a session closed (after the server forgot it)
-  std::function<std::string()> metrics;  // GET /metrics: the exposition; empty: no /metrics
+  std::function<std::string()> metrics;       // GET /metrics: the exposition; empty: no /metrics
+  LegacySessions* legacy_sessions = nullptr;  // the initialize era's sessions (the server's)
 };
 
 class Session : public ResponseSink, public std::enable_shared_from_this<Session> {

@@ -32,13 +32,14 @@ std::string response_head(int status, std::string_view content_type, std::size_t
   return head;
 }
 
-std::string sse_head(bool keep_alive) {
+std::string sse_head(bool keep_alive, const HeaderList& extra) {
   std::string head = status_line(200);
   head +=
       "Content-Type: text/event-stream\r\n"
       "Cache-Control: no-cache\r\n"
       "X-Accel-Buffering: no\r\n"
       "Transfer-Encoding: chunked\r\n";
+  for (const auto& [name, value] : extra) head += name + ": " + value + "\r\n";
   if (!keep_alive) head += "Connection: close\r\n";
   head += "\r\n";
   return head;

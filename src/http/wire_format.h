@@ -18,7 +18,7 @@ std::string response_head(int status, std::string_view content_type, std::size_t
                           bool keep_alive, const HeaderList& extra = {});
 
 // The head of an SSE stream: 200, text/event-stream, chunked, no caching or buffering.
-std::string sse_head(bool keep_alive);
+std::string sse_head(bool keep_alive, const HeaderList& extra = {});
 // One SSE event ("event: message", the line as its data) framed as one chunk. The line
 // holds no '\n' (the core's lines are single-line JSON).
 std::string sse_event_chunk(std::string_view line);

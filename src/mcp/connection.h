@@ -30,6 +30,9 @@ struct LegacySession {
   std::string client_name;            // clientInfo.name, for the audit
   // What initialize said the client can answer, as RequestMeta::client_capabilities.
   std::string client_capabilities;
+  // Negotiated by initialize on this connection (not synthesized for a stateless HTTP
+  // request): over HTTP the transport then opens a session for it (Mcp-Session-Id).
+  bool from_initialize = false;
 };
 
 // What a line given to Connection::send is.
@@ -67,6 +70,12 @@ class Connection {
   std::optional<MirroredHeaders> mirrored;
   // The peer, for the audit ("127.0.0.1:53422"); empty on stdio.
   std::string remote;
+  // The HTTP session (Mcp-Session-Id) the request came in, empty without one: the host's
+  // questions are answered by the session they were asked in, on any of its connections.
+  std::string session_id;
+  // False when the host's own messages cannot reach the peer while its request runs (an
+  // HTTP client that takes JSON only hears nothing but the response).
+  bool hears_requests = true;
 };
 
 using ConnectionPtr = std::shared_ptr<Connection>;

@@ -70,9 +70,11 @@ void ProtocolCore::give_inputs(Call& call) const {
   call.launch.client_capabilities = call.exchange.meta.client_capabilities;
   if (call.exchange.meta.legacy) {
     // A legacy client is asked with requests of the host's own, answered on the same
-    // connection: possible on stdio, not over stateless HTTP (nothing holds the session's
-    // capabilities, and the answer would come on another request).
-    call.launch.replies = !call.connection->mirrored;
+    // connection or session: possible on stdio, and over HTTP in a session (Mcp-Session-Id)
+    // whose client hears the POST's event stream; not over stateless HTTP (nothing holds the
+    // client's capabilities, and its answer could not be matched to the question).
+    const Connection& c = *call.connection;
+    call.launch.replies = !c.mirrored || (!c.session_id.empty() && c.hears_requests);
   } else {
     call.launch.inputs = asking::tool_input_lines(call.answers, call.launch.input_count);
   }
@@ -226,10 +228,14 @@ void ProtocolCore::on_response(const ConnectionPtr& from, const jsonrpc::Message
   }
   auto call = it->second.call.lock();
   // The answer comes where the question went: the call's connection, or for a task's run
-  // (2025-11-25) the connection its call came from. One from elsewhere leaves the question
-  // open.
+  // (2025-11-25) the connection its call came from; over HTTP, any connection of the same
+  // session (the answer is another POST). One from elsewhere leaves the question open.
   Task* task = call && !call->task_id.empty() ? tasks_.get(call->task_id) : nullptr;
-  if (call && (task ? task->origin.lock().get() : call->connection.get()) != from.get()) {
+  auto asked_where = [&](const Connection* asked) {
+    return asked == from.get() ||
+           (asked && !asked->session_id.empty() && asked->session_id == from->session_id);
+  };
+  if (call && !asked_where(task ? task->origin.lock().get() : call->connection.get())) {
     log_.info("ignored a response from another connection: id " + m.id->json);
     return;
   }

@@ -320,6 +320,7 @@ void ProtocolCore::handle_initialize(Request& r) {
     session.client_capabilities = answerable_capabilities(caps->value);
   r.exchange.meta.protocol_version = chosen;
   r.exchange.meta.client_name = session.client_name;
+  session.from_initialize = true;
   r.from->legacy = std::move(session);
   // A connection that lasts (stdio) hears of list changes; an HTTP exchange ends with its
   // answer.

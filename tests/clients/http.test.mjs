@@ -1,6 +1,6 @@
 // Real clients over Streamable HTTP against `mcp-shell-host --http`: the TypeScript SDK v2
 // client pinned to 2026-07-28 and in `auto` mode, and the v1 SDK client (legacy era:
-// initialize over POST, then tools/* with no session id: served statelessly).
+// initialize over POST, which opens a session; then tools/* in it).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -75,7 +75,7 @@ test('SDK v2 pinned to 2026-07-28 over HTTP', T, (t) => modernSession(t, { pin: 
 
 test('SDK v2 auto over HTTP', T, (t) => modernSession(t, 'auto'));
 
-test('SDK v1 (legacy) over HTTP: initialize, then tools statelessly', T, async (t) => {
+test('SDK v1 (legacy) over HTTP: initialize, then tools in its session', T, async (t) => {
   const box = lib.makeSandbox('http-v1');
   const server = await startHost(box);
   try {
@@ -83,7 +83,7 @@ test('SDK v1 (legacy) over HTTP: initialize, then tools statelessly', T, async (
     const client = box.track(new ClientV1({ name: 'sdk-v1-http-test', version: '1.0.0' }));
     await client.connect(transport);
     assert.equal(client.getServerVersion()?.name, 'mcp-shell-host');
-    assert.equal(transport.sessionId, undefined, 'no session id is minted');
+    assert.match(transport.sessionId ?? '', /^[0-9a-f]{32}$/, 'initialize opened a session');
     lib.checkMoviesToolList((await client.listTools()).tools);
     lib.checkAgeOk(await lib.callCheckAge(client, lib.AGE_OK));
     await client.close();

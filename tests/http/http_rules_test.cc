@@ -357,7 +357,9 @@ TEST(HttpRules, KeepAliveServesSeveralRequestsOnOneConnection) {
   EXPECT_NE(second->body.find("\"id\":11,"), std::string::npos);
 }
 
-TEST(HttpRules, SessionIdAndLastEventIdAreIgnoredAndNeverMinted) {
+// A request of 2026-07-28 (no sessions there) is served statelessly whatever session it
+// names; sessions of 2025-11-25 are in http_legacy_session_test.cc.
+TEST(HttpRules, SessionIdAndLastEventIdAreIgnoredAndNeverMintedForModernRequests) {
   HttpHost host({tools()});
   auto r = exchange(host.port(), post("/mcp", request("1", "tools/list"),
                                       {{"Mcp-Session-Id", "abc"}, {"Last-Event-ID", "5"}}));
@@ -367,8 +369,9 @@ TEST(HttpRules, SessionIdAndLastEventIdAreIgnoredAndNeverMinted) {
 }
 
 // A legacy client (TypeScript SDK v1 and most hosted clients) starts with initialize over
-// POST; it is answered without a session id: the server is stateless.
-TEST(HttpRules, LegacyInitializeIsAnsweredWithoutSessionId) {
+// POST; it is answered with a session id, which its later requests send back (2025-11-25
+// Streamable HTTP "Session Management"; tests/http/http_legacy_session_test.cc).
+TEST(HttpRules, LegacyInitializeOpensASession) {
   HttpHost host({tools()});
   auto r = exchange(
       host.port(),
@@ -382,7 +385,7 @@ TEST(HttpRules, LegacyInitializeIsAnsweredWithoutSessionId) {
   auto d = parse(r->body);
   ASSERT_TRUE(d.IsObject() && d.HasMember("result")) << r->body;
   EXPECT_STREQ(d["result"]["protocolVersion"].GetString(), "2025-06-18");
-  EXPECT_FALSE(r->has("mcp-session-id"));
+  EXPECT_EQ(r->header("mcp-session-id").size(), 32u);
 }
 
 // A metadata header sent twice is one comma-joined value: it matches no body value, so an
