@@ -23,7 +23,7 @@ HttpServer::HttpServer(asio::io_context& io, mcp::ProtocolCore& core, HttpOption
   context_.on_closed = [this] {
     if (on_closed_) on_closed_();
   };
-  context_.legacy_sessions = &legacy_sessions_;
+  context_.legacy_sessions = std::make_shared<LegacySessions>();
 }
 
 HttpServer::~HttpServer() {

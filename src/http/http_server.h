@@ -76,7 +76,6 @@ class HttpServer {
 
   boost::asio::io_context& io_;
   HttpOptions options_;
-  LegacySessions legacy_sessions_;
   SessionContext context_;
   boost::asio::ip::tcp::acceptor acceptor_;
   bool adopted_ = false;             // the listening socket came from a service manager (adopt)

@@ -25,16 +25,21 @@ LegacySessions::LegacySessions(std::size_t max, Clock::duration idle) : max_(max
 std::string LegacySessions::open(const mcp::LegacySession& negotiated) {
   const auto now = Clock::now();
   expire(now);
-  if (sessions_.size() >= max_ && !sessions_.empty()) {
-    auto oldest = sessions_.begin();
+  if (sessions_.size() >= max_) {
+    auto oldest = sessions_.end();
     for (auto it = sessions_.begin(); it != sessions_.end(); ++it)
-      if (it->second.used < oldest->second.used) oldest = it;
-    sessions_.erase(oldest);
+      if (it->second.running == 0 &&
+          (oldest == sessions_.end() || it->second.used < oldest->second.used))
+        oldest = it;
+    if (oldest != sessions_.end()) sessions_.erase(oldest);
   }
   std::string id;
   do id = random_id();
   while (sessions_.count(id));
-  sessions_.emplace(id, Entry{negotiated, now});
+  Entry entry{negotiated, now};
+  if (entry.session.client_name.size() > kMaxClientName)
+    entry.session.client_name.resize(kMaxClientName);
+  sessions_.emplace(id, std::move(entry));
   return id;
 }
 
@@ -42,7 +47,7 @@ mcp::LegacySession* LegacySessions::find(const std::string& id) {
   const auto now = Clock::now();
   auto it = sessions_.find(id);
   if (it == sessions_.end()) return nullptr;
-  if (now - it->second.used > idle_) {
+  if (it->second.running == 0 && now - it->second.used > idle_) {
     sessions_.erase(it);
     return nullptr;
   }
@@ -50,9 +55,21 @@ mcp::LegacySession* LegacySessions::find(const std::string& id) {
   return &it->second.session;
 }
 
+void LegacySessions::pin(const std::string& id) {
+  if (auto it = sessions_.find(id); it != sessions_.end()) ++it->second.running;
+}
+
+void LegacySessions::unpin(const std::string& id) {
+  if (auto it = sessions_.find(id); it != sessions_.end() && it->second.running > 0) {
+    --it->second.running;
+    it->second.used = Clock::now();
+  }
+}
+
 void LegacySessions::expire(Clock::time_point now) {
   for (auto it = sessions_.begin(); it != sessions_.end();)
-    it = now - it->second.used > idle_ ? sessions_.erase(it) : std::next(it);
+    it = it->second.running == 0 && now - it->second.used > idle_ ? sessions_.erase(it)
+                                                                  : std::next(it);
 }
 
 }  // namespace mcpsh::http

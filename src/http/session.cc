@@ -253,17 +253,22 @@ void Session::on_request() {
   // or forgotten) is 404: the client starts a new session with a new initialize. A request
   // of 2026-07-28 (which has no sessions) keeps being served statelessly, whatever it says.
   const auto& version = exchange_->mirrored->protocol_version;
-  if (auto id = request.find("Mcp-Session-Id");
-      id != request.end() && (!version || !mcp::is_modern_version(trimmed(*version)))) {
-    const std::string session_id = trimmed(id->value());
-    auto* known = context_.legacy_sessions ? context_.legacy_sessions->find(session_id) : nullptr;
+  std::optional<std::string> session_id;  // sent twice: one comma-joined value, unknown
+  for (const auto& field : request)
+    if (beast::iequals(field.name_string(), "Mcp-Session-Id"))
+      session_id =
+          session_id ? *session_id + ", " + trimmed(field.value()) : trimmed(field.value());
+  if (session_id && context_.legacy_sessions &&
+      (!version || !mcp::is_modern_version(trimmed(*version)))) {
+    auto* known = context_.legacy_sessions->find(*session_id);
     if (!known) {
       exchange_.reset();
-      refuse({404, "Not Found: no session " + session_id + " here (it ended, or never began)", {}});
+      const std::string shown =
+          session_id->size() > 64 ? session_id->substr(0, 64) + "..." : *session_id;
+      refuse({404, "Not Found: no session " + shown + " here (it ended, or never began)", {}});
       return;
     }
-    exchange_->legacy = *known;
-    exchange_->session_id = session_id;
+    exchange_->join(context_.legacy_sessions, *session_id, *known);
     exchange_->hears_requests = accept_.sse;
   }
   auto exchange = exchange_;  // handle() may answer (and so reset exchange_) before it returns
@@ -306,9 +311,10 @@ int Session::deliver(ExchangeConnection& from, std::string line, const mcp::Outg
     // initialize succeeded: its session goes under a new id, which the client sends back
     // on every request of the session.
     extra.emplace_back("Mcp-Session-Id", context_.legacy_sessions->open(*legacy));
-  } else if (legacy && !from.session_id.empty()) {
-    // logging/setLevel and the like change the session for its next requests.
-    if (auto* kept = context_.legacy_sessions->find(from.session_id)) *kept = *legacy;
+  } else if (from.changed_level()) {
+    // logging/setLevel changes the session for its next requests.
+    if (auto* kept = context_.legacy_sessions->find(from.session_id))
+      kept->log_level = legacy->log_level;
   }
   exchange_.reset();
   state_ = State::kResponding;

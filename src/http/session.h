@@ -52,8 +52,9 @@ struct SessionContext {
   bool loopback_bound = true;
   bool stopping = false;            // no new requests: each connection closes after its response
   std::function<void()> on_closed;  // a session closed (after the server forgot it)
-  std::function<std::string()> metrics;       // GET /metrics: the exposition; empty: no /metrics
-  LegacySessions* legacy_sessions = nullptr;  // the initialize era's sessions (the server's)
+  std::function<std::string()> metrics;  // GET /metrics: the exposition; empty: no /metrics
+  // The initialize era's sessions (the server's; exchanges hold them weakly).
+  std::shared_ptr<LegacySessions> legacy_sessions;
 };
 
 class Session : public ResponseSink, public std::enable_shared_from_this<Session> {

@@ -72,9 +72,11 @@ void ProtocolCore::give_inputs(Call& call) const {
     // A legacy client is asked with requests of the host's own, answered on the same
     // connection or session: possible on stdio, and over HTTP in a session (Mcp-Session-Id)
     // whose client hears the POST's event stream; not over stateless HTTP (nothing holds the
-    // client's capabilities, and its answer could not be matched to the question).
+    // client's capabilities, and its answer could not be matched to the question), nor for
+    // a task over HTTP (its POST has been answered: the question would have nowhere to go).
     const Connection& c = *call.connection;
-    call.launch.replies = !c.mirrored || (!c.session_id.empty() && c.hears_requests);
+    const bool task = call.task_seed || !call.task_id.empty();
+    call.launch.replies = !c.mirrored || (!c.session_id.empty() && c.hears_requests && !task);
   } else {
     call.launch.inputs = asking::tool_input_lines(call.answers, call.launch.input_count);
   }
@@ -125,8 +127,9 @@ bool ProtocolCore::answer_asks(Call& call, const execution::Outcome& outcome) {
          (call.kind == CallKind::kCompletion
               ? std::string("completion functions cannot ask")
               : "a client of " + x.meta.protocol_version +
-                    " over HTTP is served statelessly and cannot be asked: use MCP 2026-07-28 "
-                    "or stdio"));
+                    " over HTTP can be asked only in the session its initialize opened "
+                    "(Mcp-Session-Id), with an event stream it reads, and not for a task: "
+                    "use MCP 2026-07-28 or stdio otherwise"));
     return true;
   }
   rapidjson::Document result(rapidjson::kObjectType);

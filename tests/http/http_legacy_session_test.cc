@@ -24,6 +24,11 @@ tool_greet() {
   answer=$(mcp_elicit name "Your name?" '{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}') || { echo "no name given"; return 1; }
   echo "hello $(jq -r .name <<<"$answer")"
 }
+# The same, as a task.
+# @task
+tool_greet_later() { tool_greet "$@"; }
+# Reports the session's log level by logging at each one.
+tool_log() { mcp_log debug "at debug"; mcp_log error "at error"; echo logged; }
 )BASH";
 
 struct Fixture {
@@ -133,6 +138,59 @@ TEST(HttpLegacySession, AToolAsksOnTheCallsStreamAndTheAnswerComesOnAnotherPost)
   ASSERT_TRUE(result) << call.received();
   EXPECT_EQ(result->status, 200);
   EXPECT_EQ(call_text(*result), "hello Ada");
+}
+
+// A task's POST has been answered: its run's question would have nowhere to go, so the
+// task fails at once rather than waiting for its timeout.
+TEST(HttpLegacySession, ATaskInASessionIsNotAsked) {
+  Fixture f;
+  HttpHost host({f.script});
+  const std::string session = initialize(host.port(), R"({"elicitation":{},"tasks":{}})");
+  auto made = http::exchange(
+      host.port(),
+      in_session(session,
+                 request("4", "tools/call", R"({"name":"greet_later","arguments":{},"task":{}})")));
+  ASSERT_TRUE(made);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(made->body, m, std::regex(R"re("taskId":"([^"]+)")re")))
+      << made->body;
+  const auto began = std::chrono::steady_clock::now();
+  auto result = http::exchange(
+      host.port(),
+      in_session(session, request("5", "tasks/result", R"({"taskId":")" + m[1].str() + R"("})")));
+  ASSERT_TRUE(result);
+  EXPECT_LT(std::chrono::steady_clock::now() - began, std::chrono::seconds(20));
+  EXPECT_NE(result->body.find("not for a task"), std::string::npos) << result->body;
+}
+
+// A request that started before logging/setLevel does not undo it when it ends.
+TEST(HttpLegacySession, TheLogLevelSetLastHolds) {
+  Fixture f;
+  HttpHost host({f.script});
+  const std::string session = initialize(host.port(), R"({"elicitation":{}})");
+  auto set = [&](const std::string& id, const std::string& level) {
+    auto r = http::exchange(
+        host.port(),
+        in_session(session, request(id, "logging/setLevel", R"({"level":")" + level + R"("})")));
+    ASSERT_TRUE(r && r->status == 200) << (r ? r->body : "no response");
+  };
+  set("1", "error");
+  Client slow(host.port());
+  ASSERT_TRUE(slow.send(
+      in_session(session, request("2", "tools/call", R"({"name":"greet","arguments":{}})"))));
+  const std::string asked = question_id(slow);  // running, and waiting
+  ASSERT_FALSE(asked.empty());
+  set("3", "debug");
+  auto answered = http::exchange(host.port(), in_session(session, answer(asked, "Ada")));
+  ASSERT_TRUE(answered && answered->status == 202);
+  auto ended = slow.read_response();  // the call that began at level error answers now
+  ASSERT_TRUE(ended);
+  EXPECT_EQ(call_text(*ended), "hello Ada");
+  auto logged = http::exchange(
+      host.port(),
+      in_session(session, request("4", "tools/call", R"({"name":"log","arguments":{}})")));
+  ASSERT_TRUE(logged);
+  EXPECT_NE(logged->body.find("at debug"), std::string::npos) << logged->body;
 }
 
 TEST(HttpLegacySession, NoQuestionGoesWhereItCannotBeAnswered) {

@@ -52,6 +52,21 @@ TEST(LegacySessions, AFullStoreForgetsTheSessionUsedLongestAgo) {
   EXPECT_NE(store.find(d), nullptr);
 }
 
+TEST(LegacySessions, ASessionWithARequestRunningStaysAndNamesAreCut) {
+  LegacySessions store(2, std::chrono::milliseconds(50));
+  const std::string busy = store.open(negotiated(std::string(1000, 'n')));
+  store.pin(busy);
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  const std::string a = store.open(negotiated("a"));
+  const std::string b = store.open(negotiated("b"));  // full: a goes, not the pinned one
+  EXPECT_EQ(store.find(a), nullptr);
+  ASSERT_NE(store.find(busy), nullptr) << "neither expired nor evicted while pinned";
+  EXPECT_EQ(store.find(busy)->client_name.size(), LegacySessions::kMaxClientName);
+  store.unpin(busy);
+  EXPECT_NE(store.find(busy), nullptr) << "the request that ended used it just now";
+  EXPECT_NE(store.find(b), nullptr);
+}
+
 TEST(LegacySessions, AnIdleSessionIsForgotten) {
   // Kept while it is used more often than the idle time, however slow this machine is (a
   // use is at most 20 ms + the scheduler's delay apart; the idle one waits 15 of them).
