@@ -269,10 +269,10 @@ inline ReadyPids ready_pids(const std::string& message) {
   return p;
 }
 
-// A process that exists and is not a zombie.
+// A process that exists and is not a zombie. (read_proc_file: a process that ends while
+// its file is read makes the read fail with ESRCH, which a stream iterator throws.)
 inline bool alive(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string stat = read_proc_file("/proc/" + std::to_string(pid) + "/stat");
   auto paren = stat.rfind(')');
   return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z' &&
          stat[paren + 2] != 'X';

@@ -79,8 +79,7 @@ int count_processes(const std::string& needle_in_environ) {
   for (const auto& entry : fs::directory_iterator("/proc")) {
     const std::string name = entry.path().filename();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "environ");
-    const std::string env(std::istreambuf_iterator<char>(in), {});
+    const std::string env = read_proc_file(entry.path() / "environ");
     if (env.find(needle_in_environ) != std::string::npos) ++n;
   }
   return n;
