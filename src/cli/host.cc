@@ -3,9 +3,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "discovery/discoverer.h"
 
@@ -43,7 +45,11 @@ std::unique_ptr<reload::Reloader> start_reloading(Host& host, const Options& opt
   r.watch = options.watch;
   r.live = core_options(options).live;
   r.discovery = discovery_options(options, host.bash);
-  r.discovery.max_probes = 4;
+  // A reload is background work: its probes (each a bash, mostly busy on one CPU) leave a
+  // CPU free for the loop and the clients. On 2 CPUs one probe at a time cut the slowest
+  // requests during a reload by a third (scripts/bench --only reload, ADR 0011).
+  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  r.discovery.max_probes = std::clamp(cpus - 1, 1u, 4u);
   r.discovery.probe_niceness = 10;
   r.resource_dirs = options.resource_dirs;
   r.page_size = options.page_size;

@@ -78,6 +78,9 @@ struct KernelSigaction {
   std::uint64_t mask;
 };
 
+// Signals 1 .. 64: the kernel's count on every architecture we build for.
+constexpr int kKernelSignals = 65;
+
 struct Rlimit64 {
   std::uint64_t cur, max;
 };
@@ -129,8 +132,20 @@ void run_child_setup(const ChildPlan& plan) {
   // The kernel kills the child when the host dies. It may have died before the prctl.
   if (raw_syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL) != 0) fail(plan, kDeathSignal, errno);
   if (raw_syscall(SYS_getppid) != plan.parent) raw_syscall(SYS_exit_group, 127);
-  // The host ignores SIGPIPE and Asio catches others; a tool must start with defaults.
+  // The host ignores SIGPIPE and Asio catches others; a tool must start with defaults. Every
+  // signal the host handles is reset before the mask is emptied: this child shares the
+  // host's memory until it execs (vfork), where a handler of the host's must never run.
   const KernelSigaction dfl{SIG_DFL, 0, nullptr, 0};
+  for (int sig = 1; sig < kKernelSignals; ++sig) {
+    KernelSigaction current{};
+    if (sig == SIGKILL || sig == SIGSTOP ||
+        raw_syscall(SYS_rt_sigaction, sig, 0, reinterpret_cast<long>(&current),
+                    sizeof current.mask) != 0 ||
+        current.handler == SIG_DFL || current.handler == SIG_IGN)
+      continue;
+    if (raw_syscall(SYS_rt_sigaction, sig, reinterpret_cast<long>(&dfl), 0, sizeof dfl.mask) != 0)
+      fail(plan, kSigaction, errno);
+  }
   for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP, SIGQUIT, SIGXCPU})
     if (raw_syscall(SYS_rt_sigaction, sig, reinterpret_cast<long>(&dfl), 0, sizeof dfl.mask) != 0)
       fail(plan, kSigaction, errno);

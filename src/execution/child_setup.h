@@ -2,12 +2,13 @@
 // What a child does between fork and exec, and how a failure there reaches the host.
 //
 // Contract:
-//  - run_child_setup() runs in the forked child, before exec: raw system calls only
-//    (raw_syscall.h), no allocation. It gives the child its own process group, a death
-//    signal, default signal dispositions and an empty mask, its descriptors 0..5 and none
-//    other, its resource limits, and, when asked, takes CAP_SYS_PTRACE away (so that a tool
-//    running as root cannot open the descriptors or memory of a non-dumpable host, see
-//    ProcessRunner), and last its sandbox (sandbox/sandbox.h).
+//  - run_child_setup() runs in the child before exec, which vfork made: it shares the
+//    host's memory until then, so raw system calls only (raw_syscall.h), no allocation, no
+//    write outside its own stack, and it is entered with every signal blocked. It gives the child
+//    its own process group, a death signal, default signal dispositions and an empty mask, its
+//    descriptors 0..5 and none other, its resource limits, and, when asked, takes CAP_SYS_PTRACE
+//    away (so that a tool running as root cannot open the descriptors or memory of a non-dumpable
+//    host, see ProcessRunner), and last its sandbox (sandbox/sandbox.h).
 //  - Every one of those calls is checked. When one fails, the child writes which one and
 //    its errno to `report` (the write end of a close-on-exec pipe the host made) and ends
 //    with kChildSetupFailedStatus without exec'ing; the host reads the pipe with

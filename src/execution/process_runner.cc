@@ -1,3 +1,7 @@
+// Boost.Process 1.81 compiles its vfork launch (bp::posix::use_vfork) only when this is set,
+// and its own test of the feature macros leaves it unset under _GNU_SOURCE, although Linux
+// and glibc have vfork. Set before any Boost header.
+#define BOOST_POSIX_HAS_VFORK 1
 #include "execution/process_runner.h"
 
 #include <fcntl.h>
@@ -21,6 +25,7 @@
 #include <boost/process/environment.hpp>
 #include <boost/process/exe.hpp>
 #include <boost/process/extend.hpp>
+#include <boost/process/posix.hpp>
 #include <cerrno>
 #include <map>
 #include <mutex>
@@ -223,6 +228,12 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
       : io(context), hidden(hide_host(options)), sigchld(context, SIGCHLD), late_sweep(context) {
     become_child_subreaper();   // best effort: without it escapees are simply not found
     mark_all_close_on_exec(3);  // also done in each child (close_range), where supported
+    // The spawner's first job, before any spawn: it takes no signal from now on (see spawn).
+    asio::post(spawner, [] {
+      sigset_t all;
+      ::sigfillset(&all);
+      ::pthread_sigmask(SIG_BLOCK, &all, nullptr);
+    });
   }
 
   // Every asio handler of the runner goes through this: it holds the Impl only weakly,
@@ -600,7 +611,14 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
       bp::environment env = child_environment(job.env_policy, job.env, job.cookie);
       std::error_code launch_error;
       auto held = gate.hold();
-      bp::child child(bp::exe = job.exe, bp::args = job.args, env, job.setup, launch_error);
+      // vfork: the child borrows the host's memory until it execs, so the host's pages are
+      // neither copied nor made copy-on-write (the loop thread then paid a page fault and a
+      // TLB flush on its next write to each), and glibc's fork locks (malloc's among them)
+      // are not taken. The child set-up makes raw system calls only and this thread blocks
+      // every signal, so no handler of the host's can run in the child before
+      // run_child_setup has reset them.
+      bp::child child(bp::exe = job.exe, bp::args = job.args, env, job.setup, launch_error,
+                      bp::posix::use_vfork);
       // Boost.Process returns an invalid child without setting the error code when its own
       // pipe(2) or fcntl(2) before the fork fails (EMFILE, say): errno still says why.
       const int launch_errno = errno;

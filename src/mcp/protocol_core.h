@@ -90,8 +90,10 @@ class ProtocolCore {
   void disconnected(const ConnectionPtr& connection);
 
   // Serves `offering` from now on (the scripts changed and were discovered again): calls in
-  // flight finish on the old one; listeners are told which lists changed.
-  void replace_offering(std::shared_ptr<const Offering> offering);
+  // flight finish on the old one; listeners are told which lists changed. Returns the old
+  // one, so that the caller can let it go off the loop (freeing a large catalog takes
+  // milliseconds).
+  std::shared_ptr<const Offering> replace_offering(std::shared_ptr<const Offering> offering);
   const Offering& offering() const { return *offering_; }
   // What a resource depends on changed (@watch): its subscribers are told.
   void resource_changed(const std::string& uri) { subscriptions_.resource_updated(uri); }

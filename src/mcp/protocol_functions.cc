@@ -1,5 +1,7 @@
 // ProtocolCore's resources, prompts and completion methods: the requests that run a
 // resource_, prompt_ or complete_ function (or read a published directory).
+#include <utility>
+
 #include "diagnostics/log.h"
 #include "jsonrpc/error_codes.h"
 #include "jsonrpc/response.h"
@@ -363,7 +365,8 @@ void ProtocolCore::end_subscriptions() {
   }
 }
 
-void ProtocolCore::replace_offering(std::shared_ptr<const Offering> next) {
+std::shared_ptr<const Offering> ProtocolCore::replace_offering(
+    std::shared_ptr<const Offering> next) {
   ListChanges changes;
   changes.tools = next->tools.tools_json() != offering_->tools.tools_json();
   changes.prompts = next->prompts.prompts_json() != offering_->prompts.prompts_json();
@@ -375,7 +378,7 @@ void ProtocolCore::replace_offering(std::shared_ptr<const Offering> next) {
   changes.tools = changes.tools && (before.tools || after.tools);
   changes.prompts = changes.prompts && (before.prompts || after.prompts);
   changes.resources = changes.resources && (before.resources || after.resources);
-  offering_ = std::move(next);
+  std::shared_ptr<const Offering> old = std::exchange(offering_, std::move(next));
   log_.info(std::string("catalog reloaded") + (changes.tools ? "; tools changed" : "") +
             (changes.prompts ? "; prompts changed" : "") +
             (changes.resources ? "; resources changed" : ""));
@@ -383,6 +386,7 @@ void ProtocolCore::replace_offering(std::shared_ptr<const Offering> next) {
   // executor itself, which checks each script's stamp before it hands a call over.
   if (warmed_) runner_.warm(offering_->warm_targets);
   subscriptions_.lists_changed(changes);
+  return old;
 }
 
 }  // namespace mcpsh::mcp

@@ -8,8 +8,11 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <thread>
+#include <utility>
 
 #include "diagnostics/log.h"
 
@@ -48,6 +51,15 @@ std::string regression(const discovery::Catalog& next, const discovery::Catalog&
       return script + " no longer loads";
     }
   return {};
+}
+
+// Background work: the calling thread yields the CPU to the loop (Linux keeps a nice value
+// per thread). Best effort: at worst it competes as an equal.
+void background() {
+  const auto self = static_cast<id_t>(::gettid());
+  errno = 0;
+  const int current = ::getpriority(PRIO_PROCESS, self);
+  if (errno == 0) ::setpriority(PRIO_PROCESS, self, std::min(current + kBuildNiceness, 19));
 }
 
 }  // namespace
@@ -113,6 +125,7 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
   // its own, so that no request waits for it; the swap itself is back on the loop.
   void reload() {
     running = true;
+    began = Clock::now();
     discovery::probe_scripts(
         io, runner, options.discovery,
         [weak = weak_from_this()](std::shared_ptr<discovery::ProbeResults> probes) {
@@ -121,36 +134,41 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
   }
 
   void build(std::shared_ptr<discovery::ProbeResults> probes) {
-    if (worker.joinable()) worker.join();  // the previous build, long done
+    probed = Clock::now();
+    join_worker();
     // The thread touches only its own copies, and the loop through post().
     worker = std::thread([&io = io, weak = weak_from_this(), probes = std::move(probes),
                           discovery_options = options.discovery, dirs = options.resource_dirs,
-                          page_size = options.page_size, live = options.live] {
-      // Background work: this thread yields the CPU to the loop (Linux keeps a nice value
-      // per thread). Best effort: at worst it competes as an equal.
-      const auto self = static_cast<id_t>(::gettid());
-      errno = 0;
-      const int current = ::getpriority(PRIO_PROCESS, self);
-      if (errno == 0) ::setpriority(PRIO_PROCESS, self, std::min(current + kBuildNiceness, 19));
+                          page_size = options.page_size, live = options.live]() mutable {
+      background();
       auto next = std::make_shared<discovery::Catalog>(
           discovery::catalog_from_probes(*probes, discovery_options));
       auto offering = std::make_shared<const mcp::Offering>(*next, dirs, live, page_size);
+      probes.reset();  // freed here, not by whoever joins the thread
       asio::post(io, [weak, next, offering] {
         if (auto self = weak.lock()) self->built(std::move(*next), offering);
       });
     });
   }
 
+  // The swap is all the loop does: the old catalog and Offering are freed on a thread of
+  // their own (for 100 scripts that took 1.5-2.5 ms of the loop). A call still running
+  // holds its own reference to the old Offering and frees it when it ends.
   void built(discovery::Catalog next, std::shared_ptr<const mcp::Offering> offering) {
+    const Clock::time_point arrived = Clock::now();
     running = false;
     ++count;
     if (std::string why = regression(next, last); !why.empty()) {
       log.warning("reload: keeping the catalog served so far: " + why);
+      retire(std::move(offering), std::move(next));
     } else {
       for (const auto& p : offering->problems) log.warning("reload: " + p.where + ": " + p.what);
-      core.replace_offering(std::move(offering));
-      last = std::move(next);
+      std::shared_ptr<const mcp::Offering> old = core.replace_offering(std::move(offering));
+      discovery::Catalog previous = std::exchange(last, std::move(next));
       rewatch();
+      retire(std::move(old), std::move(previous));
+      log.info("reload: probes " + in_ms(probed - began) + ", building " + in_ms(arrived - probed) +
+               " off the loop, swap " + in_ms(Clock::now() - arrived) + " on the loop");
     }
     if (again) {
       again = false;
@@ -158,8 +176,30 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
     }
   }
 
-  ~Impl() {
+  void retire(std::shared_ptr<const mcp::Offering> offering, discovery::Catalog catalog) {
+    join_worker();
+    worker = std::thread([offering = std::move(offering), catalog = std::move(catalog)]() mutable {
+      background();
+      offering.reset();
+      catalog = {};
+    });
+  }
+
+  // The worker is done with its work when it is joined (its last act was a post() or
+  // freeing what it was given), so this does not wait.
+  void join_worker() {
     if (worker.joinable()) worker.join();
+  }
+
+  ~Impl() { join_worker(); }
+
+  using Clock = std::chrono::steady_clock;
+
+  static std::string in_ms(Clock::duration d) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f ms",
+                  std::chrono::duration<double, std::milli>(d).count());
+    return text;
   }
 
   asio::io_context& io;
@@ -174,8 +214,9 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
   std::map<std::string, std::set<std::string>> watchers;  // @watch path -> URIs
   bool running = false, again = false;
   std::size_t count = 0;
-  // Builds the next catalog and Offering; joined before the next build and on destruction
-  // (it posts to the loop only through a weak pointer).
+  Clock::time_point began, probed;  // of the reload running
+  // Builds the next catalog and Offering, or frees the ones replaced; joined before it is
+  // given more work and on destruction (it posts to the loop only through a weak pointer).
   std::thread worker;
 };
 

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <regex>
 #include <thread>
 
 #include "e2e_helpers.h"
@@ -162,6 +163,13 @@ TEST(Reload, EditedScriptGivesExactlyOneToolsListChanged) {
   folder.put("a.sh", tool("one") + tool("two"));
   ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
   EXPECT_EQ(tool_names(host, seen, "2"), (Names{"one", "two"}));
+  // The operator's figures of the reload: where its time went, and what the loop spent.
+  ASSERT_TRUE(await_log(host, " on the loop")) << host.stderr_text();
+  EXPECT_TRUE(std::regex_search(
+      host.stderr_text(),
+      std::regex("reload: probes [0-9]+\\.[0-9]{3} ms, building [0-9]+\\.[0-9]{3} "
+                 "ms off the loop, swap [0-9]+\\.[0-9]{3} ms on the loop")))
+      << host.stderr_text();
 
   // A second, unrelated change: had the first edit been announced twice, three would
   // have arrived by the time this one's is answered.
