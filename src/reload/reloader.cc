@@ -11,6 +11,9 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
+#include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -24,6 +27,9 @@ namespace {
 
 // Added to the nice value of the thread that builds the next catalog.
 constexpr int kBuildNiceness = 10;
+
+// A reload that could not start its thread is tried again after this.
+constexpr std::chrono::milliseconds kRetry{1000};
 
 // Why a new catalog is worse than the one served: a script that no longer loads, or a
 // catalog that could not start the host.
@@ -108,13 +114,13 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
     schedule();
   }
 
-  // A reload after the debounce; during a reload, one more once it ends.
-  void schedule() {
+  // A reload after the debounce (or `after`); during a reload, one more once it ends.
+  void schedule(std::optional<std::chrono::milliseconds> after = std::nullopt) {
     if (running) {
       again = true;
       return;
     }
-    timer.expires_after(options.debounce);
+    timer.expires_after(after.value_or(options.debounce));
     timer.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
       if (auto self = weak.lock(); self && !ec) self->reload();
     });
@@ -137,18 +143,28 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
     probed = Clock::now();
     join_worker();
     // The thread touches only its own copies, and the loop through post().
-    worker = std::thread([&io = io, weak = weak_from_this(), probes = std::move(probes),
-                          discovery_options = options.discovery, dirs = options.resource_dirs,
-                          page_size = options.page_size, live = options.live]() mutable {
-      background();
-      auto next = std::make_shared<discovery::Catalog>(
-          discovery::catalog_from_probes(*probes, discovery_options));
-      auto offering = std::make_shared<const mcp::Offering>(*next, dirs, live, page_size);
-      probes.reset();  // freed here, not by whoever joins the thread
-      asio::post(io, [weak, next, offering] {
-        if (auto self = weak.lock()) self->built(std::move(*next), offering);
+    try {
+      worker = std::thread([&io = io, weak = weak_from_this(), probes = std::move(probes),
+                            discovery_options = options.discovery, dirs = options.resource_dirs,
+                            page_size = options.page_size, live = options.live]() mutable {
+        background();
+        auto next = std::make_shared<discovery::Catalog>(
+            discovery::catalog_from_probes(*probes, discovery_options));
+        auto offering = std::make_shared<const mcp::Offering>(*next, dirs, live, page_size);
+        probes.reset();  // freed here, not by whoever joins the thread
+        asio::post(io, [weak, next, offering] {
+          if (auto self = weak.lock()) self->built(std::move(*next), offering);
+        });
       });
-    });
+    } catch (const std::system_error& e) {
+      // No thread to be had (the user's process limit, say): the catalog served stays, and
+      // the reload is tried again later; never an exception out of the loop.
+      running = false;
+      log.warning(std::string("reload: could not start a thread: ") + e.what() +
+                  "; trying again in " + std::to_string(kRetry.count()) + " ms");
+      again = false;
+      schedule(kRetry);
+    }
   }
 
   // The swap is all the loop does: the old catalog and Offering are freed on a thread of
@@ -178,15 +194,21 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
 
   void retire(std::shared_ptr<const mcp::Offering> offering, discovery::Catalog catalog) {
     join_worker();
-    worker = std::thread([offering = std::move(offering), catalog = std::move(catalog)]() mutable {
-      background();
-      offering.reset();
-      catalog = {};
-    });
+    try {
+      worker =
+          std::thread([offering = std::move(offering), catalog = std::move(catalog)]() mutable {
+            background();
+            offering.reset();
+            catalog = {};
+          });
+    } catch (const std::system_error&) {
+      // No thread to be had: what it was given is freed here, on the loop, as it unwinds.
+    }
   }
 
-  // The worker is done with its work when it is joined (its last act was a post() or
-  // freeing what it was given), so this does not wait.
+  // By the time the worker is joined it has done its work (a build posted its result; a
+  // retirement takes milliseconds, a reload's probes seconds), so this waits little if at
+  // all.
   void join_worker() {
     if (worker.joinable()) worker.join();
   }
