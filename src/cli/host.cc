@@ -47,7 +47,7 @@ std::unique_ptr<reload::Reloader> start_reloading(Host& host, const Options& opt
   r.discovery = discovery_options(options, host.bash);
   // A reload is background work: its probes (each a bash, mostly busy on one CPU) leave a
   // CPU free for the loop and the clients. On 2 CPUs one probe at a time cut the slowest
-  // requests during a reload by a third (scripts/bench --only reload, ADR 0011).
+  // requests during a reload by a third (scripts/bench --only reload, ADR 0019).
   const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
   r.discovery.max_probes = std::clamp(cpus - 1, 1u, 4u);
   r.discovery.probe_niceness = 10;
