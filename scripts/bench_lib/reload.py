@@ -3,24 +3,24 @@ that arrive while it runs.
 
 The host serves a folder of generated scripts (each with a few tools, a resource and a
 prompt) with reloading on (the serve default) and one subscriptions/listen open. This
-process sends tools/list requests back to back, one in flight, and alternates two kinds
-of period:
+process sends tools/list requests back to back, one in flight, and alternates a quiet
+period with a reload period, whose reload is of one of two kinds, in turn:
   - quiet: no file changes (the reference);
-  - reload: one script is replaced (written beside the folder, renamed over the old one,
-    as editors save) between two requests, then requests go on until the list_changed
-    notifications came and the period is over.
-The replacement changes the descriptions of a tool, the resource and the prompt, so each
-reload announces all three lists. The write happens between two round trips, on the same
-thread as the client, so it is never inside a measured interval and its moment is known
-exactly (the same clock as the round trips).
+  - one script edited: one script is replaced (written beside the folder, renamed over the
+    old one, as editors save); the host probes that script again and no other;
+  - every script rewritten: all of them are replaced at once, as a checkout does; the host
+    probes every one (as on SIGHUP).
+The write happens between two round trips, on the same thread as the client, so it is
+never inside a measured interval and its moment is known exactly (the same clock as the
+round trips). A replacement changes the descriptions of a tool, the resource and the
+prompt, so each reload announces all three lists.
 
 A request belongs to a reload window when it overlaps [write, first list_changed]; the
 request in flight when the list_changed arrived is the one that waited for the catalog
 swap (the new catalog is built on a thread of its own; the loop only swaps it in, and the
-host logs how long that took). Requests after the
+host logs how long that took and how many scripts it probed). Requests after the
 list_changed, to the end of the period, are reported apart. The reload time is from the
-write to the list_changed: it includes the host's 50 ms debounce and the probes (a bash
-per script of the folder).
+write to the list_changed: it includes the host's 50 ms debounce and the probes.
 """
 
 import os
@@ -31,8 +31,11 @@ from . import requests, stats
 from .client import StdioServer, now_ns
 
 LIST_CHANGED = re.compile(r"^notifications/(tools|prompts|resources)/list_changed$")
-# The host's own figure, logged after each reload it served.
-SWAP_LOGGED = re.compile(r"reload: probes .* swap ([0-9.]+) ms on the loop")
+# The host's own figures, logged after each reload it served.
+SWAP_LOGGED = re.compile(r"reload: probed ([0-9]+) of ([0-9]+) scripts .* swap ([0-9.]+) ms on the loop")
+
+# The kinds of reload period, in turn: (key, what the rows call it).
+KINDS = [("one", "one script edited"), ("all", "every script rewritten")]
 
 
 def script_text(k, version):
@@ -86,11 +89,14 @@ class ReloadBench:
             with open(os.path.join(self.folder, "s%03d.sh" % k), "w") as f:
                 f.write(script_text(k, 0))
 
-    def _replace(self, k, version):
-        staged = os.path.join(self.stage, "s%03d.sh" % k)
-        with open(staged, "w") as f:
-            f.write(script_text(k, version))
-        os.replace(staged, os.path.join(self.folder, "s%03d.sh" % k))
+    def _replace(self, ks, version):
+        """Scripts `ks` at `version`: all written first, then renamed in, so that the renames
+        follow each other within the host's debounce."""
+        for k in ks:
+            with open(os.path.join(self.stage, "s%03d.sh" % k), "w") as f:
+                f.write(script_text(k, version))
+        for k in ks:
+            os.replace(os.path.join(self.stage, "s%03d.sh" % k), os.path.join(self.folder, "s%03d.sh" % k))
 
     def run(self):
         self._write_folder()
@@ -118,8 +124,12 @@ class ReloadBench:
             host.close()
 
     def _measure(self, host, make):
-        quiet, during, swap, after, reload_ns = [], [], [], [], []
-        cpu_quiet, cpu_reload = [0, 0], [0, 0]
+        quiet = []
+        # Per kind of reload: requests during it, the one in flight at the swap, after it,
+        # reload times, CPU of its periods, per-reload details.
+        per = {k: {"during": [], "swap": [], "after": [], "reload_ns": [], "cpu": [0, 0], "details": []}
+               for k, _ in KINDS}
+        cpu_quiet = [0, 0]
         state = {"seen": len(host.kept_notifications), "list_changed": 0, "stray": 0}
 
         def one():
@@ -151,8 +161,8 @@ class ReloadBench:
                 if t1 >= end:
                     return
 
-        def reload_period(k, version):
-            self._replace(k, version)
+        def reload_period(acc, ks, version):
+            self._replace(ks, version)
             written = now_ns()
             samples, changed = [], None
             while True:
@@ -161,75 +171,91 @@ class ReloadBench:
                 if changed is None and arrived is not None:
                     changed = arrived
                 if changed is None and t1 - written > self.timeout_ns:
-                    raise RuntimeError("reload: no list_changed within %.0f s of replacing a script (see %s)"
+                    raise RuntimeError("reload: no list_changed within %.0f s of replacing scripts (see %s)"
                                        % (self.timeout_ns / 1e9, self.stderr_path))
                 if changed is not None and t1 - written >= self.period_ns and t1 - changed >= self.after_ns:
                     break
-            reload_ns.append(changed - written)
+            acc["reload_ns"].append(changed - written)
             t0, t1 = max((x for x in samples if x[0] < changed), key=lambda x: x[1] - x[0])
-            self.details.append({"reload_ms": (changed - written) / 1e6, "slowest_ms": (t1 - t0) / 1e6,
-                                 "slowest_from_write_ms": (t0 - written) / 1e6,
-                                 "slowest_to_list_changed_ms": (changed - t1) / 1e6})
+            acc["details"].append({"reload_ms": (changed - written) / 1e6, "slowest_ms": (t1 - t0) / 1e6,
+                                   "slowest_from_write_ms": (t0 - written) / 1e6,
+                                   "slowest_to_list_changed_ms": (changed - t1) / 1e6})
             # The notification is written by the turn that swapped the catalog, so the first
             # response read with it or after it is of the request that waited for that turn.
-            swap.append(next(t1 - t0 for t0, t1 in samples if t1 >= changed))
-            during.extend(t1 - t0 for t0, t1 in samples if t0 < changed)
-            after.extend(t1 - t0 for t0, t1 in samples if t0 >= changed)
+            acc["swap"].append(next(t1 - t0 for t0, t1 in samples if t1 >= changed))
+            acc["during"].extend(t1 - t0 for t0, t1 in samples if t0 < changed)
+            acc["after"].extend(t1 - t0 for t0, t1 in samples if t0 >= changed)
 
         for cycle in range(self.cycles):
+            key = KINDS[cycle % len(KINDS)][0]
+            ks = [cycle % self.scripts] if key == "one" else list(range(self.scripts))
             with_cpu(cpu_quiet, quiet_period)
-            with_cpu(cpu_reload, lambda: reload_period(cycle % self.scripts, cycle + 1))
+            with_cpu(per[key]["cpu"], lambda: reload_period(per[key], ks, cycle + 1))
 
-        logged, swap_logged = self._reloads_logged()
-        rows = self._rows(quiet, during, swap, after, reload_ns, state["list_changed"], logged,
-                          cpu_quiet, cpu_reload, swap_logged)
+        logged, swaps_logged = self._reloads_logged()
+        rows = self._rows(quiet, per, state["list_changed"], logged, cpu_quiet, swaps_logged)
         if state["stray"]:
             rows[0]["note"] += "; %d list_changed read in quiet periods" % state["stray"]
         return rows
 
     def _reloads_logged(self):
-        """('catalog reloaded' lines, the loop times of the swaps the host logged in ns)."""
+        """('catalog reloaded' lines, {kind: loop times of the swaps the host logged, in ns});
+        a reload that probed one script is of kind "one", one that probed all of "all"."""
         try:
             with open(self.stderr_path, errors="replace") as f:
                 lines = f.readlines()
         except OSError:
-            return None, []
-        swaps = [int(float(m.group(1)) * 1e6) for m in map(SWAP_LOGGED.search, lines) if m]
+            return None, {}
+        swaps = {k: [] for k, _ in KINDS}
+        for m in filter(None, map(SWAP_LOGGED.search, lines)):
+            probed, scripts = int(m.group(1)), int(m.group(2))
+            key = "all" if probed == scripts and scripts > 1 else "one" if probed == 1 else None
+            if key:
+                swaps[key].append(int(float(m.group(3)) * 1e6))
         return sum("catalog reloaded" in line for line in lines), swaps
 
-    def _rows(self, quiet, during, swap, after, reload_ns, list_changed, logged, cpu_quiet, cpu_reload,
-              swap_logged):
+    def _rows(self, quiet, per, list_changed, logged, cpu_quiet, swaps_logged):
         c = self.cycles
         kind = "tools/list (first page), %d scripts" % self.scripts
-        per_cycle = lambda acc: "host %.1f ms + children %.1f ms" % (acc[0] / c / 1e6, acc[1] / c / 1e6)
+        per_period = lambda acc, n: "host %.1f ms + children %.1f ms" % (acc[0] / max(n, 1) / 1e6,
+                                                                         acc[1] / max(n, 1) / 1e6)
         rows = [
             row(kind, "no reload", quiet,
                 note="%d quiet periods of %d ms; CPU per period: %s"
-                % (c, self.period_ns // 1_000_000, per_cycle(cpu_quiet))),
-            row(kind, "during a reload", during,
-                note="overlapping write .. list_changed; goal: none over 1 ms"),
-            row(kind, "in flight at the swap", swap,
-                note="the request answered right after the list_changed (it waited for the swap)"),
-            row("reload: the swap, timed by the host", "host loop", swap_logged,
-                note="from its log: the loop's turn that swaps the catalog in (built off the loop)"),
-            row(kind, "after the list_changed", after,
-                note="to the end of the period, at least 100 ms"),
-            row("reload: write to list_changed", "host", reload_ns,
-                note="includes the 50 ms debounce; CPU per reload period: %s" % per_cycle(cpu_reload),
-                writes=c, reloads_notified=len(reload_ns), list_changed=list_changed,
-                reloads_logged=logged, cpu_reload_host_ms=cpu_reload[0] / c / 1e6,
-                cpu_reload_children_ms=cpu_reload[1] / c / 1e6, cpu_quiet_host_ms=cpu_quiet[0] / c / 1e6,
-                per_reload=self.details,
-                slowest_median_ms=stats.median_or_none([d["slowest_ms"] for d in self.details]),
-                slowest_sent_after_write_ms=stats.median_or_none([d["slowest_from_write_ms"] for d in self.details])),
+                % (c, self.period_ns // 1_000_000, per_period(cpu_quiet, c))),
         ]
-        rows[-1]["note"] += "; %d writes, %s 'catalog reloaded' logged, %d list_changed" % (
+        for key, name in KINDS:
+            acc = per[key]
+            n = len(acc["reload_ns"])
+            if not n:
+                continue
+            rows += [
+                row(kind, "during a reload, " + name, acc["during"], reload_kind=key,
+                    note="overlapping write .. list_changed; goal: none over 1 ms"),
+                row(kind, "in flight at the swap, " + name, acc["swap"], reload_kind=key,
+                    note="the request answered right after the list_changed (it waited for the swap)"),
+                row("reload: the swap, timed by the host", "host loop, " + name, swaps_logged.get(key, []),
+                    reload_kind=key,
+                    note="from its log: the loop's turn that swaps the catalog in (built off the loop)"),
+                row(kind, "after the list_changed, " + name, acc["after"], reload_kind=key,
+                    note="to the end of the period, at least 100 ms"),
+                row("reload: write to list_changed", "host, " + name, acc["reload_ns"], reload_kind=key,
+                    note="includes the 50 ms debounce; CPU per reload period: %s" % per_period(acc["cpu"], n),
+                    writes=n, cpu_reload_host_ms=acc["cpu"][0] / n / 1e6,
+                    cpu_reload_children_ms=acc["cpu"][1] / n / 1e6, per_reload=acc["details"],
+                    slowest_median_ms=stats.median_or_none([d["slowest_ms"] for d in acc["details"]]),
+                    slowest_sent_after_write_ms=stats.median_or_none(
+                        [d["slowest_from_write_ms"] for d in acc["details"]])),
+            ]
+        rows[-1]["note"] += "; %d reload periods, %s 'catalog reloaded' logged, %d list_changed" % (
             c, "?" if logged is None else logged, list_changed)
+        rows[0].update(cpu_quiet_host_ms=cpu_quiet[0] / c / 1e6, reloads_logged=logged, list_changed=list_changed)
         return rows
 
 
 def row(kind, subject, samples_ns, note="", **extra):
     r = {"section": "reload", "kind": kind, "subject": subject, "errors": 0, "note": note, "cpu_ms": None}
     r.update(stats.summarize(samples_ns))
+    r["over_1ms"] = sum(1 for x in samples_ns if x > 1_000_000)
     r.update(extra)
     return r

@@ -54,7 +54,7 @@ std::unique_ptr<reload::Reloader> start_reloading(Host& host, const Options& opt
   r.resource_dirs = options.resource_dirs;
   r.page_size = options.page_size;
   auto reloader = std::make_unique<reload::Reloader>(host.io, host.runner, core, std::move(r), log);
-  reloader->start(host.catalog);
+  reloader->start(host.catalog, host.probes);
   return reloader;
 }
 
@@ -63,7 +63,8 @@ std::optional<std::string> prepare_tools(Host& host, const Options& options,
   auto bash = find_bash();
   if (!bash) return "bash was not found in PATH";
   host.bash = *bash;
-  host.catalog = discovery::discover(host.io, host.runner, discovery_options(options, host.bash));
+  host.catalog = discovery::discover(host.io, host.runner, discovery_options(options, host.bash),
+                                     options.verb == Verb::kServe ? &host.probes : nullptr);
 
   execution::ExecutorOptions e;
   e.bash = host.bash;

@@ -24,6 +24,8 @@ struct Host {
   // Tools never reach the host's descriptors or memory (fault model: adr/0004).
   execution::ProcessRunner runner{io, {.hide_host_from_tools = true}};
   discovery::Catalog catalog;
+  // What discovery's probes found, which a reload builds on (serve only).
+  std::shared_ptr<const discovery::ProbeResults> probes;
   std::unique_ptr<execution::ToolExecutor> executor;  // before server: it must outlive it
   std::unique_ptr<mcp::Server> server;
   std::string bash;

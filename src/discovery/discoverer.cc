@@ -241,7 +241,8 @@ void add_other_entries(Catalog& catalog, const std::vector<FunctionSite>& functi
 
 namespace {
 
-Catalog build_catalog(Catalog catalog, const std::vector<ScriptResult>& results,
+Catalog build_catalog(Catalog catalog,
+                      const std::vector<std::shared_ptr<const ScriptResult>>& results,
                       const DiscoveryOptions& options) {
   FileLines files;
 
@@ -274,7 +275,8 @@ Catalog build_catalog(Catalog catalog, const std::vector<ScriptResult>& results,
   };
 
   std::set<std::string> tools_files_used;
-  for (const ScriptResult& r : results) {
+  for (const auto& result : results) {
+    const ScriptResult& r = *result;
     if (std::string why = probe_failure(r); !why.empty()) {
       catalog.problems.push_back(
           {Severity::kError, r.script, "script " + why + "; its tools are not served"});
@@ -403,9 +405,9 @@ Catalog build_catalog(Catalog catalog, const std::vector<ScriptResult>& results,
 
   // What a reload watches.
   std::set<std::string> sources;
-  for (const ScriptResult& r : results) {
-    sources.insert(r.script);
-    for (const auto& f : r.report.functions) sources.insert(f.file);
+  for (const auto& r : results) {
+    sources.insert(r->script);
+    for (const auto& f : r->report.functions) sources.insert(f.file);
   }
   for (const auto& file : tools_files_used) sources.insert(file);
   if (catalog.profile) sources.insert(catalog.profile->source);
@@ -421,43 +423,100 @@ Catalog build_catalog(Catalog catalog, const std::vector<ScriptResult>& results,
 
 struct ProbeResults {
   Catalog catalog;  // the problems found before probing (paths that do not exist)
-  std::vector<ScriptResult> results;
+  std::vector<std::shared_ptr<const ScriptResult>> results;  // in the scripts' order
+  std::size_t probed = 0;
+  // A plan's scripts (results[i] is null for those still to probe); empty once probed.
+  std::vector<std::string> scripts;
 };
 
-void probe_scripts(boost::asio::io_context& io, execution::Runner& runner,
-                   const DiscoveryOptions& options,
-                   std::function<void(std::shared_ptr<ProbeResults>)> done) {
-  auto probes = std::make_shared<ProbeResults>();
-  auto scripts = expand_paths(options.paths, probes->catalog.problems);
-  if (scripts.empty()) {
-    boost::asio::post(io, [probes, done = std::move(done)] { done(probes); });
+ProbeCounts counts(const ProbeResults& probes) { return {probes.results.size(), probes.probed}; }
+
+namespace {
+
+// `path` made absolute and normal; without a system call when it already is absolute.
+std::string absolute_path(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return fs::path(path).lexically_normal().string();
+  return resolve(path);
+}
+
+// Whether `before` still describes its script: its probe completed (a failed probe may
+// have failed for a passing reason, a timeout under load, and is always tried again), and
+// neither the script nor a file defining one of its functions is among `changed`.
+bool still_valid(const ScriptResult& before, const std::set<std::string>& changed) {
+  if (!before.report.completed || changed.count(before.script)) return false;
+  for (const auto& f : before.report.functions)
+    if (changed.count(absolute_path(f.file))) return false;
+  return true;
+}
+
+}  // namespace
+
+std::shared_ptr<ProbeResults> plan_probes(const DiscoveryOptions& options,
+                                          const ProbeResults* previous,
+                                          const std::vector<std::string>& changed) {
+  auto plan = std::make_shared<ProbeResults>();
+  const auto scripts = expand_paths(options.paths, plan->catalog.problems);
+  plan->results.resize(scripts.size());
+  plan->scripts = scripts;
+  std::map<std::string, std::shared_ptr<const ScriptResult>> known;
+  if (previous)
+    for (const auto& r : previous->results) known.emplace(r->script, r);
+  std::set<std::string> changed_paths;
+  for (const auto& c : changed) changed_paths.insert(absolute_path(c));
+  for (std::size_t i = 0; i < scripts.size(); ++i) {
+    auto it = known.find(scripts[i]);
+    if (it != known.end() && still_valid(*it->second, changed_paths))
+      plan->results[i] = it->second;
+    else
+      ++plan->probed;
+  }
+  return plan;
+}
+
+void run_probes(boost::asio::io_context& io, execution::Runner& runner,
+                const DiscoveryOptions& options, std::shared_ptr<ProbeResults> plan,
+                std::function<void(std::shared_ptr<const ProbeResults>)> done) {
+  std::vector<std::string> to_probe;
+  std::vector<std::size_t> slots;  // where each probed script's result goes
+  for (std::size_t i = 0; i < plan->results.size(); ++i)
+    if (!plan->results[i]) {
+      to_probe.push_back(plan->scripts[i]);
+      slots.push_back(i);
+    }
+  plan->scripts.clear();
+  if (to_probe.empty()) {
+    boost::asio::post(io, [plan, done = std::move(done)] { done(plan); });
     return;
   }
-  probe_all(io, runner, scripts, options,
-            [probes, done = std::move(done)](std::vector<ScriptResult> results) {
-              probes->results = std::move(results);
-              done(probes);
-            });
+  probe_all(
+      io, runner, to_probe, options,
+      [plan, slots = std::move(slots), done = std::move(done)](std::vector<ScriptResult> results) {
+        for (std::size_t k = 0; k < results.size(); ++k)
+          plan->results[slots[k]] = std::make_shared<const ScriptResult>(std::move(results[k]));
+        done(plan);
+      });
+}
+
+void probe_scripts(boost::asio::io_context& io, execution::Runner& runner,
+                   const DiscoveryOptions& options, std::shared_ptr<const ProbeResults> previous,
+                   const std::vector<std::string>& changed,
+                   std::function<void(std::shared_ptr<const ProbeResults>)> done) {
+  run_probes(io, runner, options, plan_probes(options, previous.get(), changed), std::move(done));
 }
 
 Catalog catalog_from_probes(const ProbeResults& probes, const DiscoveryOptions& options) {
   return build_catalog(probes.catalog, probes.results, options);
 }
 
-void discover_async(boost::asio::io_context& io, execution::Runner& runner,
-                    const DiscoveryOptions& options, std::function<void(Catalog)> done) {
-  probe_scripts(io, runner, options,
-                [options, done = std::move(done)](std::shared_ptr<ProbeResults> probes) {
-                  done(catalog_from_probes(*probes, options));
-                });
-}
-
 Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
-                 const DiscoveryOptions& options) {
-  std::optional<Catalog> out;
-  discover_async(io, runner, options, [&out](Catalog c) { out = std::move(c); });
-  while (!out) io.run_one();
-  return std::move(*out);
+                 const DiscoveryOptions& options, std::shared_ptr<const ProbeResults>* probes) {
+  std::shared_ptr<const ProbeResults> found;
+  probe_scripts(io, runner, options, nullptr, {},
+                [&found](std::shared_ptr<const ProbeResults> p) { found = std::move(p); });
+  while (!found) io.run_one();
+  Catalog catalog = catalog_from_probes(*found, options);
+  if (probes) *probes = std::move(found);
+  return catalog;
 }
 
 }  // namespace mcpsh::discovery

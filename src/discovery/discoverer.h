@@ -39,24 +39,51 @@ struct DiscoveryOptions {
   execution::EnvPolicy env;
 };
 
-// Starts discovery: `done` gets the catalog later, on `io`'s thread, once every probe
-// ended (never from inside this call). Problems are recorded in the catalog, never thrown.
-// The probes run as child processes; reading the scripts' comments happens in `done`'s
-// turn of the loop.
-void discover_async(boost::asio::io_context& io, execution::Runner& runner,
-                    const DiscoveryOptions& options, std::function<void(Catalog)> done);
-// The two halves of discover_async, for a caller that reads the scripts' comments off the
-// loop's thread (a reload): the probes (children of `runner`, reported on `io`'s thread),
-// then the catalog from what they found (pure: reads the scripts, any thread).
+// What the probes found: one result per script, shared between the probe rounds that find
+// the script unchanged (a reload keeps the last round's results and probes again only what
+// changed). Immutable once probed; any thread may read it.
 struct ProbeResults;
+struct ProbeCounts {
+  std::size_t scripts = 0;  // the scripts the round covers
+  std::size_t probed = 0;   // how many of them it probed (the others kept their last result)
+};
+ProbeCounts counts(const ProbeResults& probes);
+
+// The two halves of probe_scripts, for a caller that lists the scripts off the loop (a
+// reload: listing a folder of 100 takes milliseconds). plan_probes is pure (any thread):
+// what the round covers, with the results it keeps from `previous`. run_probes probes the
+// rest, as children of `runner`, and reports on `io`'s thread, never from inside the call.
+std::shared_ptr<ProbeResults> plan_probes(const DiscoveryOptions& options,
+                                          const ProbeResults* previous,
+                                          const std::vector<std::string>& changed);
+void run_probes(boost::asio::io_context& io, execution::Runner& runner,
+                const DiscoveryOptions& options, std::shared_ptr<ProbeResults> plan,
+                std::function<void(std::shared_ptr<const ProbeResults>)> done);
+
+// Probes the scripts; `done` gets the results later, on `io`'s thread, once every probe
+// ended (never from inside this call). With `previous` (the results of the last round), a
+// script is probed again only if it is new, its last probe did not complete, or it or a
+// file that defines one of its functions is among the `changed` paths; the others
+// keep their result. Without it, every script is probed.
+//
+// What the probes cannot tell is out of reach of this rule: a script whose definitions
+// depend on a file it sources that defines none of its functions, on the environment, or
+// on other state, is probed again when it changes itself or when every script is (start,
+// SIGHUP).
 void probe_scripts(boost::asio::io_context& io, execution::Runner& runner,
-                   const DiscoveryOptions& options,
-                   std::function<void(std::shared_ptr<ProbeResults>)> done);
+                   const DiscoveryOptions& options, std::shared_ptr<const ProbeResults> previous,
+                   const std::vector<std::string>& changed,
+                   std::function<void(std::shared_ptr<const ProbeResults>)> done);
+// The catalog from what the probes found: pure (reads the scripts' comments, tools files
+// and config file), any thread.
 Catalog catalog_from_probes(const ProbeResults& probes, const DiscoveryOptions& options);
 
-// The same, running `io` until it is done (start-up and the one-shot verbs).
+// Probes every script and builds the catalog, running `io` until it is done (start-up and
+// the one-shot verbs). `probes`, when given, receives what the probes found, for a later
+// round to build on.
 Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
-                 const DiscoveryOptions& options);
+                 const DiscoveryOptions& options,
+                 std::shared_ptr<const ProbeResults>* probes = nullptr);
 
 // Directories expand to their *.sh files (sorted); paths become absolute.
 std::vector<std::string> expand_paths(const std::vector<std::string>& paths,

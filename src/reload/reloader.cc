@@ -7,14 +7,14 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <utility>
 
 #include "diagnostics/log.h"
@@ -25,11 +25,9 @@ namespace asio = boost::asio;
 
 namespace {
 
-// Added to the nice value of the thread that builds the next catalog.
+// Added to the nice value of the background thread (it lists the scripts, builds the next
+// catalog and frees the last one).
 constexpr int kBuildNiceness = 10;
-
-// A reload that could not start its thread is tried again after this.
-constexpr std::chrono::milliseconds kRetry{1000};
 
 // Why a new catalog is worse than the one served: a script that no longer loads, or a
 // catalog that could not start the host.
@@ -61,7 +59,7 @@ std::string regression(const discovery::Catalog& next, const discovery::Catalog&
 
 // Background work: the calling thread yields the CPU to the loop (Linux keeps a nice value
 // per thread). Best effort: at worst it competes as an equal.
-void background() {
+void lower_priority() {
   const auto self = static_cast<id_t>(::gettid());
   errno = 0;
   const int current = ::getpriority(PRIO_PROCESS, self);
@@ -83,8 +81,10 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
             io, [this](const std::string& path) { changed(path); },
             [&log](const std::string& what) { log.warning(what); }) {}
 
-  void start(const discovery::Catalog& current) {
+  void start(const discovery::Catalog& current,
+             std::shared_ptr<const discovery::ProbeResults> found) {
     last = current;
+    probes = std::move(found);
     rewatch();
   }
 
@@ -111,65 +111,79 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
       }
     if (!sources.count(path)) return;
     log.debug(path + " changed");
+    dirty.insert(path);
     schedule();
   }
 
-  // A reload after the debounce (or `after`); during a reload, one more once it ends.
-  void schedule(std::optional<std::chrono::milliseconds> after = std::nullopt) {
+  // SIGHUP: every script is probed again, changed or not (its definitions may depend on
+  // what no watch sees: a file it sources for settings, the environment).
+  void reload_all() {
+    everything = true;
+    schedule();
+  }
+
+  // A reload after the debounce; during a reload, one more once it ends.
+  void schedule() {
     if (running) {
       again = true;
       return;
     }
-    timer.expires_after(after.value_or(options.debounce));
+    timer.expires_after(options.debounce);
     timer.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
       if (auto self = weak.lock(); self && !ec) self->reload();
     });
   }
 
-  // The probes run as children of the loop; what follows them (reading every script's
-  // comments, compiling schemas and templates, rendering the lists) runs on a thread of
-  // its own, so that no request waits for it; the swap itself is back on the loop.
+  // Only the scripts that changed are probed again (a script of a folder edited: one probe,
+  // not one per script of the folder); the others keep what the last round found. The loop
+  // starts the probes and swaps the catalog in; listing the scripts and building the
+  // catalog (reading every script's comments, compiling schemas and templates, rendering
+  // the lists) happen in the background, so that no request waits for them.
   void reload() {
     running = true;
     began = Clock::now();
-    discovery::probe_scripts(
-        io, runner, options.discovery,
-        [weak = weak_from_this()](std::shared_ptr<discovery::ProbeResults> probes) {
-          if (auto self = weak.lock()) self->build(std::move(probes));
-        });
-  }
-
-  void build(std::shared_ptr<discovery::ProbeResults> probes) {
-    probed = Clock::now();
-    join_worker();
-    // The thread touches only its own copies, and the loop through post().
-    try {
-      worker = std::thread([&io = io, weak = weak_from_this(), probes = std::move(probes),
-                            discovery_options = options.discovery, dirs = options.resource_dirs,
-                            page_size = options.page_size, live = options.live]() mutable {
-        background();
-        auto next = std::make_shared<discovery::Catalog>(
-            discovery::catalog_from_probes(*probes, discovery_options));
-        auto offering = std::make_shared<const mcp::Offering>(*next, dirs, live, page_size);
-        probes.reset();  // freed here, not by whoever joins the thread
-        asio::post(io, [weak, next, offering] {
-          if (auto self = weak.lock()) self->built(std::move(*next), offering);
-        });
+    std::vector<std::string> changes(dirty.begin(), dirty.end());
+    dirty.clear();
+    auto previous = std::exchange(everything, false) ? nullptr : probes;
+    off_loop([&io = io, weak = weak_from_this(), discovery_options = options.discovery,
+              previous = std::move(previous), changes = std::move(changes)] {
+      auto plan = discovery::plan_probes(discovery_options, previous.get(), changes);
+      asio::post(io, [weak, plan = std::move(plan)]() mutable {
+        if (auto self = weak.lock()) self->start_probes(std::move(plan));
       });
-    } catch (const std::system_error& e) {
-      // No thread to be had (the user's process limit, say): the catalog served stays, and
-      // the reload is tried again later; never an exception out of the loop.
-      running = false;
-      log.warning(std::string("reload: could not start a thread: ") + e.what() +
-                  "; trying again in " + std::to_string(kRetry.count()) + " ms");
-      again = false;
-      schedule(kRetry);
-    }
+    });
   }
 
-  // The swap is all the loop does: the old catalog and Offering are freed on a thread of
-  // their own (for 100 scripts that took 1.5-2.5 ms of the loop). A call still running
-  // holds its own reference to the old Offering and frees it when it ends.
+  void start_probes(std::shared_ptr<discovery::ProbeResults> plan) {
+    discovery::run_probes(
+        io, runner, options.discovery, std::move(plan),
+        [weak = weak_from_this()](std::shared_ptr<const discovery::ProbeResults> found) {
+          if (auto self = weak.lock()) self->build(std::move(found));
+        });
+  }
+
+  void build(std::shared_ptr<const discovery::ProbeResults> found) {
+    probed = Clock::now();
+    // What the next round builds on: these results describe the scripts as they are now,
+    // whether or not the catalog they make is served.
+    probes = found;
+    round = discovery::counts(*found);
+    off_loop([&io = io, weak = weak_from_this(), found = std::move(found),
+              discovery_options = options.discovery, dirs = options.resource_dirs,
+              page_size = options.page_size, live = options.live]() mutable {
+      auto next = std::make_shared<discovery::Catalog>(
+          discovery::catalog_from_probes(*found, discovery_options));
+      auto offering = std::make_shared<const mcp::Offering>(*next, dirs, live, page_size);
+      found.reset();  // what only this round held is freed here, not on the loop
+      asio::post(io, [weak, next, offering] {
+        if (auto self = weak.lock()) self->built(std::move(*next), offering);
+      });
+    });
+  }
+
+  // The swap is all the loop does: the old catalog and Offering are freed in the background
+  // (for 100 scripts that took 1.5-2.5 ms of the loop). A call still running holds its own
+  // reference to the old Offering and frees it when it ends.
   void built(discovery::Catalog next, std::shared_ptr<const mcp::Offering> offering) {
     const Clock::time_point arrived = Clock::now();
     running = false;
@@ -183,8 +197,10 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
       discovery::Catalog previous = std::exchange(last, std::move(next));
       rewatch();
       retire(std::move(old), std::move(previous));
-      log.info("reload: probes " + in_ms(probed - began) + ", building " + in_ms(arrived - probed) +
-               " off the loop, swap " + in_ms(Clock::now() - arrived) + " on the loop");
+      log.info("reload: probed " + std::to_string(round.probed) + " of " +
+               std::to_string(round.scripts) + " scripts in " + in_ms(probed - began) +
+               ", building " + in_ms(arrived - probed) + " off the loop, swap " +
+               in_ms(Clock::now() - arrived) + " on the loop");
     }
     if (again) {
       again = false;
@@ -193,27 +209,38 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
   }
 
   void retire(std::shared_ptr<const mcp::Offering> offering, discovery::Catalog catalog) {
-    join_worker();
-    try {
-      worker =
-          std::thread([offering = std::move(offering), catalog = std::move(catalog)]() mutable {
-            background();
-            offering.reset();
-            catalog = {};
-          });
-    } catch (const std::system_error&) {
-      // No thread to be had: what it was given is freed here, on the loop, as it unwinds.
+    off_loop([offering = std::move(offering), catalog = std::move(catalog)]() mutable {
+      offering.reset();
+      catalog = {};
+    });
+  }
+
+  // Runs `job` on the background thread, in the order given; on the loop, now, when no
+  // thread can be had (the user's process limit, say): the reload then costs the loop
+  // what it saves otherwise, and no exception leaves the loop.
+  template <typename Job>
+  void off_loop(Job&& job) {
+    if (!background) {
+      try {
+        background.emplace(1);
+        asio::post(*background, lower_priority);
+      } catch (const std::exception& e) {  // boost::system::system_error, std::bad_alloc
+        log.warning(std::string("reload: no background thread (") + e.what() +
+                    "): this reload runs on the loop");
+        return job();
+      }
+    }
+    asio::post(*background, std::forward<Job>(job));
+  }
+
+  ~Impl() {
+    // Jobs not started are dropped (what they hold is freed here); one running ends first:
+    // it reaches the loop only through a weak pointer, which no longer locks.
+    if (background) {
+      background->stop();
+      background->join();
     }
   }
-
-  // By the time the worker is joined it has done its work (a build posted its result; a
-  // retirement takes milliseconds, a reload's probes seconds), so this waits little if at
-  // all.
-  void join_worker() {
-    if (worker.joinable()) worker.join();
-  }
-
-  ~Impl() { join_worker(); }
 
   using Clock = std::chrono::steady_clock;
 
@@ -232,14 +259,20 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
   asio::steady_timer timer;
   FileWatch watch;
   discovery::Catalog last;
+  // The last round's probe results, and what changed since (watched paths that reported a
+  // change); `everything`: the next round probes every script.
+  std::shared_ptr<const discovery::ProbeResults> probes;
+  std::set<std::string> dirty;
+  bool everything = false;
+  discovery::ProbeCounts round;  // of the reload running
   std::set<std::string> sources;
   std::map<std::string, std::set<std::string>> watchers;  // @watch path -> URIs
   bool running = false, again = false;
   std::size_t count = 0;
   Clock::time_point began, probed;  // of the reload running
-  // Builds the next catalog and Offering, or frees the ones replaced; joined before it is
-  // given more work and on destruction (it posts to the loop only through a weak pointer).
-  std::thread worker;
+  // Lists the scripts, builds the next catalog and Offering, frees the ones replaced: one
+  // thread at nice +10, made at the first reload.
+  std::optional<asio::thread_pool> background;
 };
 
 Reloader::Reloader(asio::io_context& io, execution::Runner& runner, mcp::ProtocolCore& core,
@@ -248,9 +281,12 @@ Reloader::Reloader(asio::io_context& io, execution::Runner& runner, mcp::Protoco
 
 Reloader::~Reloader() = default;
 
-void Reloader::start(const discovery::Catalog& current) { impl_->start(current); }
+void Reloader::start(const discovery::Catalog& current,
+                     std::shared_ptr<const discovery::ProbeResults> probes) {
+  impl_->start(current, std::move(probes));
+}
 
-void Reloader::reload_now() { impl_->schedule(); }
+void Reloader::reload_now() { impl_->reload_all(); }
 
 std::size_t Reloader::reloads() const { return impl_->count; }
 

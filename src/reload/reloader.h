@@ -5,6 +5,8 @@
 //
 //  - Changes are debounced (a save is a burst of events) and reloads never overlap: a
 //    change during a reload starts one more when it ends.
+//  - A change probes again only the scripts it touches (the script, or a file defining its
+//    functions); the others keep what their last probe found (adr/0020). SIGHUP probes all.
 //  - A reload whose scripts now fail (a syntax error, a script that stops while sourced,
 //    a duplicate name) keeps the last good catalog and logs why.
 //  - A file or folder a resource declares with @watch, when it changes, is reported as
@@ -51,10 +53,12 @@ class Reloader {
   Reloader(const Reloader&) = delete;
   Reloader& operator=(const Reloader&) = delete;
 
-  // Starts watching what `current` (the catalog the core serves) came from.
-  void start(const discovery::Catalog& current);
-  // Discovers again now (SIGHUP), as a change would: calls in flight are not touched, and
-  // a catalog that got worse is not served.
+  // Starts watching what `current` (the catalog the core serves) came from; `probes`: what
+  // its probes found (null: the first reload probes every script).
+  void start(const discovery::Catalog& current,
+             std::shared_ptr<const discovery::ProbeResults> probes);
+  // Discovers again now (SIGHUP), probing every script, changed or not: calls in flight are
+  // not touched, and a catalog that got worse is not served.
   void reload_now();
   // Reloads done so far (for tests and the log).
   std::size_t reloads() const;

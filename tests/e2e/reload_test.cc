@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <regex>
 #include <thread>
 
@@ -167,8 +168,8 @@ TEST(Reload, EditedScriptGivesExactlyOneToolsListChanged) {
   ASSERT_TRUE(await_log(host, " on the loop")) << host.stderr_text();
   EXPECT_TRUE(std::regex_search(
       host.stderr_text(),
-      std::regex("reload: probes [0-9]+\\.[0-9]{3} ms, building [0-9]+\\.[0-9]{3} "
-                 "ms off the loop, swap [0-9]+\\.[0-9]{3} ms on the loop")))
+      std::regex("reload: probed 1 of 1 scripts in [0-9]+\\.[0-9]{3} ms, building "
+                 "[0-9]+\\.[0-9]{3} ms off the loop, swap [0-9]+\\.[0-9]{3} ms on the loop")))
       << host.stderr_text();
 
   // A second, unrelated change: had the first edit been announced twice, three would
@@ -282,6 +283,73 @@ TEST(Reload, CallInFlightFinishesAcrossAReload) {
   auto again =
       ask(host, legacy_request("7", "tools/call", R"({"name":"wait","arguments":{}})"), "7", seen);
   EXPECT_EQ(result_text(again), "replaced");
+}
+
+// How many times each script was sourced, from the lines they append to a log at top level
+// (with --warm 0, only probes source a script when no tool is called).
+std::map<std::string, int> sourced_counts(const std::string& log) {
+  std::map<std::string, int> n;
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);) ++n[line];
+  return n;
+}
+
+// An edit probes again only the scripts it touches: the script edited, or the script whose
+// functions a sourced file defines; a new script is probed, the others keep their last
+// probe. A script whose last probe failed is always probed again.
+TEST(Reload, AChangeProbesOnlyTheScriptsItTouches) {
+  ServedFolder folder;
+  const std::string log = folder.scratch / "sourced.log";
+  const std::string lib = folder.scratch / "lib.sh";
+  auto counted = [&](const std::string& name, const std::string& body) {
+    return "echo " + name + " >> " + log + "\n" + body;
+  };
+  std::ofstream(lib) << tool("cee");
+  folder.put("a.sh", counted("a", tool("ay")));
+  folder.put("b.sh", counted("b", tool("bee")));
+  folder.put("c.sh", counted("c", "source " + lib + "\n"));
+  HostProcess host({"--warm", "0", folder.path()});
+  std::vector<std::string> seen;
+  initialize(host, seen);
+  ASSERT_EQ(tool_names(host, seen, "1"), (Names{"ay", "bee", "cee"}));
+  using Counts = std::map<std::string, int>;
+  ASSERT_EQ(sourced_counts(log), (Counts{{"a", 1}, {"b", 1}, {"c", 1}}));
+
+  folder.put("a.sh", counted("a", tool("ay") + tool("ay2")));
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+  EXPECT_EQ(tool_names(host, seen, "2"), (Names{"ay", "ay2", "bee", "cee"}));
+  EXPECT_EQ(sourced_counts(log), (Counts{{"a", 2}, {"b", 1}, {"c", 1}}));
+  EXPECT_TRUE(await_log(host, "reload: probed 1 of 3 scripts")) << host.stderr_text();
+
+  // The file that defines c.sh's function changes: c.sh is probed again.
+  {
+    const std::string staged = folder.scratch / "staging/lib.sh";
+    std::ofstream(staged) << tool("cee") + tool("cee2");
+    std::filesystem::rename(staged, lib);
+  }
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+  EXPECT_EQ(tool_names(host, seen, "3"), (Names{"ay", "ay2", "bee", "cee", "cee2"}));
+  EXPECT_EQ(sourced_counts(log), (Counts{{"a", 2}, {"b", 1}, {"c", 2}}));
+
+  // A new script: it alone is probed.
+  folder.put("d.sh", counted("d", tool("dee")));
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+  EXPECT_EQ(sourced_counts(log), (Counts{{"a", 2}, {"b", 1}, {"c", 2}, {"d", 1}}));
+  EXPECT_TRUE(await_log(host, "reload: probed 1 of 4 scripts")) << host.stderr_text();
+
+  // A script that stops while sourced is not served; every later round probes it again
+  // (its failure may have passed), and what it defines is served once it loads.
+  const std::string gate = folder.scratch / "gate";
+  folder.put("e.sh", counted("e", "[[ -e " + gate + " ]] || exit 3\n" + tool("ee")));
+  ASSERT_TRUE(await_log(host, "keeping the catalog served so far")) << host.stderr_text();
+  EXPECT_EQ(sourced_counts(log)["e"], 1);
+  std::ofstream(gate) << "open";
+  folder.put("b.sh", counted("b", tool("bee") + tool("bee2")));
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+  EXPECT_EQ(tool_names(host, seen, "4"),
+            (Names{"ay", "ay2", "bee", "bee2", "cee", "cee2", "dee", "ee"}));
+  EXPECT_EQ(sourced_counts(log), (Counts{{"a", 2}, {"b", 2}, {"c", 2}, {"d", 1}, {"e", 2}}));
+  EXPECT_TRUE(await_log(host, "reload: probed 2 of 5 scripts")) << host.stderr_text();
 }
 
 // ---- modern: subscriptions/listen ---------------------------------------------------------

@@ -13,7 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <regex>
@@ -190,6 +192,41 @@ tool_slow() { sleep 1; echo slow done; }
   EXPECT_FALSE(host.process().wait_exit(0ms));  // SIGHUP does not stop the host
   EXPECT_NE(host.process().stderr_text().find("received SIGHUP: discovering the scripts again"),
             std::string::npos);
+}
+
+// A change probes again only the scripts it touches; SIGHUP probes every one, changed or
+// not: what a script defines may depend on what no watch sees (the environment, a file
+// it reads for settings).
+TEST(Service, SighupProbesEveryScriptAgain) {
+  ScratchDir dir;
+  const std::string log = dir / "sourced.log";
+  std::filesystem::create_directories(dir / "tools");
+  for (const std::string name : {"a", "b"})
+    std::ofstream(dir / ("tools/" + name + ".sh"))
+        << "echo " << name << " >> " << log << "\n# Says " << name << ".\ntool_" << name
+        << "() { echo " << name << "; }\n";
+  HttpHost host({"--warm", "0", dir / "tools"}, {.attach = HostOptions::Attach::kDaemon});
+  ASSERT_GT(host.port(), 0);
+  ASSERT_EQ(tool_names(host.port()), "a b");
+  // The lines the scripts appended, sorted (the probes run concurrently).
+  auto lines = [&] {
+    std::ifstream in(log);
+    std::vector<std::string> all;
+    for (std::string line; std::getline(in, line);) all.push_back(line);
+    std::sort(all.begin(), all.end());
+    std::string joined;
+    for (const auto& l : all) joined += l + " ";
+    return joined;
+  };
+  ASSERT_EQ(lines(), "a b ");
+
+  host.process().signal(SIGHUP);
+  const std::string done = "reload: probed 2 of 2 scripts";
+  for (int i = 0; i < 200 && host.process().stderr_text().find(done) == std::string::npos; ++i)
+    std::this_thread::sleep_for(50ms);
+  EXPECT_NE(host.process().stderr_text().find(done), std::string::npos)
+      << host.process().stderr_text();
+  EXPECT_EQ(lines(), "a a b b ");
 }
 
 // With a controlling terminal, SIGHUP is the terminal's hangup: the host stops as on
