@@ -32,7 +32,10 @@ from .client import StdioServer, now_ns
 
 LIST_CHANGED = re.compile(r"^notifications/(tools|prompts|resources)/list_changed$")
 # The host's own figures, logged after each reload it served.
-SWAP_LOGGED = re.compile(r"reload: probed ([0-9]+) of ([0-9]+) scripts .* swap ([0-9.]+) ms on the loop")
+SWAP_LOGGED = re.compile(r"reload: probed ([0-9]+) of ([0-9]+) scripts in ([0-9.]+) ms, building ([0-9.]+) ms "
+                         r"off the loop, swap ([0-9.]+) ms on the loop")
+DEBOUNCE_MS = 50  # the host's default
+PHASES = ("before the reload started", "probing", "building", "swapping")
 
 # The kinds of reload period, in turn: (key, what the rows call it).
 KINDS = [("one", "one script edited"), ("all", "every script rewritten")]
@@ -130,6 +133,7 @@ class ReloadBench:
         per = {k: {"during": [], "swap": [], "after": [], "reload_ns": [], "cpu": [0, 0], "details": []}
                for k, _ in KINDS}
         cpu_quiet = [0, 0]
+        order = []  # every reload's details, in the order of the reloads
         state = {"seen": len(host.kept_notifications), "list_changed": 0, "stray": 0}
 
         def one():
@@ -179,7 +183,11 @@ class ReloadBench:
             t0, t1 = max((x for x in samples if x[0] < changed), key=lambda x: x[1] - x[0])
             acc["details"].append({"reload_ms": (changed - written) / 1e6, "slowest_ms": (t1 - t0) / 1e6,
                                    "slowest_from_write_ms": (t0 - written) / 1e6,
-                                   "slowest_to_list_changed_ms": (changed - t1) / 1e6})
+                                   "slowest_to_list_changed_ms": (changed - t1) / 1e6,
+                                   # middle of each request over 1 ms, from the write
+                                   "over_1ms_at_ms": [((t0 + t1) / 2 - written) / 1e6 for t0, t1 in samples
+                                                      if t0 < changed and t1 - t0 > 1_000_000]})
+            order.append(acc["details"][-1])
             # The notification is written by the turn that swapped the catalog, so the first
             # response read with it or after it is of the request that waited for that turn.
             acc["swap"].append(next(t1 - t0 for t0, t1 in samples if t1 >= changed))
@@ -192,7 +200,8 @@ class ReloadBench:
             with_cpu(cpu_quiet, quiet_period)
             with_cpu(per[key]["cpu"], lambda: reload_period(per[key], ks, cycle + 1))
 
-        logged, swaps_logged = self._reloads_logged()
+        logged, swaps_logged, phases = self._reloads_logged()
+        self._attribute(order, phases)
         rows = self._rows(quiet, per, state["list_changed"], logged, cpu_quiet, swaps_logged)
         if state["stray"]:
             rows[0]["note"] += "; %d list_changed read in quiet periods" % state["stray"]
@@ -205,14 +214,31 @@ class ReloadBench:
             with open(self.stderr_path, errors="replace") as f:
                 lines = f.readlines()
         except OSError:
-            return None, {}
+            return None, {}, []
         swaps = {k: [] for k, _ in KINDS}
+        phases = []  # (probing ms, building ms) of each reload logged, in order
         for m in filter(None, map(SWAP_LOGGED.search, lines)):
             probed, scripts = int(m.group(1)), int(m.group(2))
             key = "all" if probed == scripts and scripts > 1 else "one" if probed == 1 else None
             if key:
-                swaps[key].append(int(float(m.group(3)) * 1e6))
-        return sum("catalog reloaded" in line for line in lines), swaps
+                swaps[key].append(int(float(m.group(5)) * 1e6))
+            phases.append((float(m.group(3)), float(m.group(4))))
+        return sum("catalog reloaded" in line for line in lines), swaps, phases
+
+    @staticmethod
+    def _attribute(order, phases):
+        """Which phase of its reload each request over 1 ms fell in (by its middle): before
+        the reload started (the debounce), probing, building, or swapping (after the build,
+        until the list_changed), from the host's log. Only when the log holds exactly one
+        reload per reload period (else the lines cannot be matched to the periods)."""
+        if len(order) != len(phases):
+            return
+        for d, (probing, building) in zip(order, phases):
+            bounds = [DEBOUNCE_MS, DEBOUNCE_MS + probing, DEBOUNCE_MS + probing + building]
+            counts = dict.fromkeys(PHASES, 0)
+            for at in d["over_1ms_at_ms"]:
+                counts[PHASES[sum(at >= b for b in bounds)]] += 1
+            d["over_1ms_by_phase"] = counts
 
     def _rows(self, quiet, per, list_changed, logged, cpu_quiet, swaps_logged):
         c = self.cycles

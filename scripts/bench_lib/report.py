@@ -148,6 +148,10 @@ def goals(rows):
             out.append("  Over 1 ms: %d of %d requests during these reloads (%.2f%%, %.1f per reload); %.2f%% without."
                        % (during["over_1ms"], during["n"], 100.0 * during["over_1ms"] / during["n"],
                           during["over_1ms"] / took["n"], 100.0 * quiet["over_1ms"] / quiet["n"]))
+        by_phase = [d.get("over_1ms_by_phase") for d in (took or {}).get("per_reload", [])]
+        if by_phase and all(by_phase):
+            out.append("  Of those, by the phase of the reload they fell in (host's log): " + ", ".join(
+                "%s %d" % (phase, sum(p[phase] for p in by_phase)) for phase in by_phase[0]) + ".")
         out.append("  The request in flight at the swap: median %s ms, slowest %s ms; a reload took %s ms"
                    % (_ms(swap and swap.get("median_ms")), _ms(swap and swap.get("max_ms")),
                       _ms(took and took.get("median_ms"))))
