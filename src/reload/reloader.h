@@ -6,7 +6,8 @@
 //  - Changes are debounced (a save is a burst of events) and reloads never overlap: a
 //    change during a reload starts one more when it ends.
 //  - A change probes again only the scripts it touches (the script, or a file defining its
-//    functions); the others keep what their last probe found (adr/0020). SIGHUP probes all.
+//    functions) and those whose last probe failed; the others keep what their last probe
+//    found (adr/0020). SIGHUP probes all.
 //  - A reload whose scripts now fail (a syntax error, a script that stops while sourced,
 //    a duplicate name) keeps the last good catalog and logs why.
 //  - A file or folder a resource declares with @watch, when it changes, is reported as
