@@ -1,7 +1,9 @@
 #pragma once
-// Writes whole lines to a file descriptor from a thread of its own, in the order they
-// were queued. Each message is written in full before the next one starts, so lines
-// never interleave; a slow reader never blocks the caller.
+// Writes whole lines to a file descriptor in the order they were queued. Each message is
+// written in full before the next one starts, so lines never interleave; a slow reader
+// never blocks the caller. When nothing is queued, write() puts what fits into a pipe or
+// socket at once, without waiting (output_descriptor.h: write_now); the rest, and
+// everything else, is written by a thread of its own.
 //
 // Flow control: queued_bytes() counts what is queued and not yet written. Once it reaches
 // high_water, over_high_water() is true until the queue falls to half of it; then
@@ -14,7 +16,7 @@
 //
 // When the peer goes away (EPIPE, or POLLERR/POLLHUP on a pipe or socket), on_closed is
 // posted once and everything queued later is dropped. SIGPIPE must be ignored by the
-// program (the CLI does it).
+// program (the CLI does it): write() itself may be the call that finds the reader gone.
 //
 // Threading: every member function may be called from any thread. Callbacks are handed to
 // `post`, which must move them to the consumer's thread; they may be posted until the

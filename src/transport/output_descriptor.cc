@@ -4,10 +4,13 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <optional>
 
 namespace mcpsh::transport {
 
@@ -29,16 +32,42 @@ Ready wait_writable(int fd, int wake_fd) {
   }
 }
 
+// Whether this kernel takes RWF_NOWAIT for a pipe write (Linux 6.4 and later; earlier kernels
+// refuse it with EOPNOTSUPP); cleared at the first refusal, for the whole process.
+std::atomic<bool> pipe_nowait{true};
+
+// A pipe write that takes as much as fits and never blocks, without touching the flags of
+// the open file (RWF_NOWAIT). All of `size` in one call when the pipe has the room: a
+// message cut into PIPE_BUF pieces wakes the reader once per piece, and each wake-up on
+// our CPU preempts this thread and puts the rest of the message behind whatever else runs
+// there. nullopt: the kernel does not know the flag for pipes.
+std::optional<ssize_t> write_pipe_nowait(int fd, const char* data, std::size_t size) {
+  if (!pipe_nowait.load(std::memory_order_relaxed)) return std::nullopt;
+  iovec piece{const_cast<char*>(data), size};
+  const ssize_t n = ::pwritev2(fd, &piece, 1, -1, RWF_NOWAIT);
+  if (n < 0 && (errno == EOPNOTSUPP || errno == EINVAL || errno == ENOSYS)) {
+    pipe_nowait.store(false, std::memory_order_relaxed);
+    return std::nullopt;
+  }
+  return n;
+}
+
 // One write that does not block on a full pipe or socket: >0 bytes, 0 = no room (EAGAIN),
 // -1 = the peer is gone or the descriptor failed.
 ssize_t write_some(int fd, OutputKind kind, const char* data, std::size_t size) {
   for (;;) {
     ssize_t n;
-    if (kind == OutputKind::kSocket)
+    if (kind == OutputKind::kSocket) {
       n = ::send(fd, data, size, MSG_DONTWAIT | MSG_NOSIGNAL);
-    else
-      n = ::write(fd, data,
-                  kind == OutputKind::kPipe ? std::min<std::size_t>(size, PIPE_BUF) : size);
+    } else if (kind == OutputKind::kOther) {
+      n = ::write(fd, data, size);
+    } else if (auto whole =
+                   kind == OutputKind::kPipe ? write_pipe_nowait(fd, data, size) : std::nullopt) {
+      n = *whole;
+    } else {
+      // poll reported room for at least one page: PIPE_BUF bytes cannot block.
+      n = ::write(fd, data, std::min<std::size_t>(size, PIPE_BUF));
+    }
     if (n >= 0) return n;
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
@@ -47,6 +76,21 @@ ssize_t write_some(int fd, OutputKind kind, const char* data, std::size_t size) 
 }
 
 }  // namespace
+
+std::optional<std::size_t> write_now(int fd, OutputKind kind, std::string_view data) {
+  for (;;) {
+    std::optional<ssize_t> n;
+    if (kind == OutputKind::kSocket)
+      n = ::send(fd, data.data(), data.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    else if (kind == OutputKind::kPipe)
+      n = write_pipe_nowait(fd, data.data(), data.size());
+    if (!n) return std::nullopt;
+    if (*n >= 0) return static_cast<std::size_t>(*n);
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+    return std::nullopt;
+  }
+}
 
 OutputKind output_kind(int fd) {
   struct stat st {};

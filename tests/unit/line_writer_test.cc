@@ -3,6 +3,8 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -16,11 +18,31 @@
 namespace mcpsh::transport {
 namespace {
 
+// As the program does (line_writer.h): a write to a pipe whose reader is gone raises
+// SIGPIPE in the writing thread, and write() may be that thread.
+const bool sigpipe_ignored = [] {
+  ::signal(SIGPIPE, SIG_IGN);
+  return true;
+}();
+
 // A line of `size` bytes before its '\n', starting with its number so order is visible.
 std::string numbered_line(int n, std::size_t size) {
   std::string line = std::to_string(n) + ":";
   line.resize(size, 'x');
   return line;
+}
+
+// Exactly `size` bytes from `fd` (fewer only at EOF).
+std::string read_exactly(int fd, std::size_t size) {
+  std::string got(size, '\0');
+  std::size_t have = 0;
+  while (have < size) {
+    const ssize_t n = ::read(fd, got.data() + have, size - have);
+    if (n <= 0) break;
+    have += static_cast<std::size_t>(n);
+  }
+  got.resize(have);
+  return got;
 }
 
 // Runs `f` on a thread of its own; true if it returned within `timeout`. A call that
@@ -74,6 +96,45 @@ TEST(LineWriter, WritesToARegularFile) {
   ASSERT_EQ(::lseek(fd, 0, SEEK_SET), 0);
   EXPECT_EQ(read_to_eof(fd), "one\ntwo\n");
   ::close(fd);
+}
+
+// With nothing queued, a line that fits goes into the pipe before write() returns: the
+// reader is woken by the caller, not after a hand-over to the writer's thread. (Kernels
+// before 6.4 cannot write a pipe without waiting for room; there the thread writes.)
+TEST(LineWriter, AnIdleWriterPutsALineIntoThePipeBeforeWriteReturns) {
+  if (!kernel_writes_pipes_nowait()) GTEST_SKIP() << "this kernel refuses RWF_NOWAIT for pipes";
+  TestPipe pipe;
+  PostedQueue posted;
+  LineWriter writer(pipe.write_end, posted.post(), {});
+  for (int i = 0; i < 3; ++i) {
+    const std::string line = numbered_line(i, 20000);
+    writer.write(line);
+    int in_pipe = 0;
+    ASSERT_EQ(::ioctl(pipe.read_end, FIONREAD, &in_pipe), 0);
+    EXPECT_EQ(in_pipe, static_cast<int>(line.size() + 1));
+    EXPECT_EQ(writer.queued_bytes(), 0u);
+    EXPECT_EQ(read_exactly(pipe.read_end, line.size() + 1), line + "\n");
+  }
+}
+
+// A line bigger than the room in the pipe: the part that fits goes at once, the rest
+// follows from the writer's thread, before any later line.
+TEST(LineWriter, TheRestOfALineThatDidNotFitComesBeforeTheNextLine) {
+  TestPipe pipe(4096);
+  PostedQueue posted;
+  std::string expected, got;
+  LineWriter writer(pipe.write_end, posted.post(), {});
+  for (int i = 0; i < 5; ++i) {
+    std::string line = numbered_line(i, 3000 + 5000 * i);
+    expected += line + "\n";
+    writer.write(std::move(line));
+  }
+  std::thread reader([&] { got = read_exactly(pipe.read_end, expected.size()); });
+  bool flushed = false;
+  writer.when_flushed([&] { flushed = true; });
+  EXPECT_TRUE(posted.run_until([&] { return flushed; }));
+  reader.join();
+  EXPECT_TRUE(got == expected) << got.size() << " bytes instead of " << expected.size();
 }
 
 // The host's stdout may be a pipe whose client stopped reading: destroying the writer

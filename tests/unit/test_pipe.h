@@ -2,6 +2,7 @@
 // Real pipes and socket pairs for the transport's unit tests, closed on scope exit.
 #include <fcntl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -38,6 +39,15 @@ struct TestPipe {
     write_end = -1;
   }
 };
+
+// Whether this kernel takes RWF_NOWAIT for pipe writes (Linux 6.4 and later); a scratch
+// pipe asks it.
+inline bool kernel_writes_pipes_nowait() {
+  TestPipe pipe;
+  char byte = 'x';
+  iovec piece{&byte, 1};
+  return ::pwritev2(pipe.write_end, &piece, 1, -1, RWF_NOWAIT) == 1;
+}
 
 struct TestSocketPair {
   int ours = -1, theirs = -1;
