@@ -163,7 +163,8 @@ int serve(const Options& options) {
       };
   signals.async_wait(on_signal);
 
-  reader.start();
+  log->debug(reader.start(host.io) ? "stdin: read on the loop (a pipe)"
+                                   : "stdin: read on a thread of its own");
   auto work = asio::make_work_guard(host.io);
   host.io.run();
 

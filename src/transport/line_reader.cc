@@ -1,10 +1,18 @@
 #include "transport/line_reader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/post.hpp>
 #include <cerrno>
 #include <condition_variable>
+#include <deque>
 #include <mutex>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -54,6 +62,56 @@ struct LineReader::Shared {
   }
 };
 
+// Reading on the loop: every member runs on the loop's thread, except `paused`.
+struct LineReader::OnLoop : std::enable_shared_from_this<OnLoop> {
+  OnLoop(boost::asio::io_context& io, int own_fd, std::shared_ptr<Shared> shared)
+      : stream(io, own_fd), shared(std::move(shared)), framer(this->shared->max_line) {}
+
+  boost::asio::posix::stream_descriptor stream;  // our own open file of the pipe
+  std::shared_ptr<Shared> shared;                // fd, max_line, events
+  LineFramer framer;
+  std::vector<char> buffer = std::vector<char>(1 << 16);
+  std::deque<LineFramer::Event> framed;  // read, not handed over yet (paused meanwhile)
+  std::atomic<bool> paused{false};
+  bool reading = false;  // a read is pending
+  bool ended = false;    // end of input (or a read error) was read
+  bool closed = false;   // the LineReader is gone: nothing more is handed over
+
+  // Hands over what is framed, unless paused; then reads more, or reports the end. A
+  // handler may pause us (set_paused) in the middle of a batch: the rest waits.
+  void pump() {
+    while (!framed.empty()) {
+      if (closed || paused) return;
+      LineFramer::Event event = std::move(framed.front());
+      framed.pop_front();
+      if (event.oversized_size)
+        shared->events.on_oversized(event.oversized_size);
+      else
+        shared->events.on_line(std::move(event.line));
+    }
+    if (closed || paused || reading) return;
+    if (ended) {
+      closed = true;
+      shared->events.on_eof();
+      return;
+    }
+    reading = true;
+    stream.async_read_some(
+        boost::asio::buffer(buffer),
+        [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
+          self->reading = false;
+          if (self->closed) return;
+          auto keep = [&](LineFramer::Event event) { self->framed.push_back(std::move(event)); };
+          self->framer.feed(std::string_view(self->buffer.data(), n), keep);
+          if (ec) {  // end of input, or an error that ends it as read(2) failing does
+            self->framer.finish(keep);
+            self->ended = true;
+          }
+          self->pump();
+        });
+  }
+};
+
 LineReader::LineReader(int fd, std::size_t max_line, Post post, LineEvents events,
                        ReaderBounds bounds)
     : shared_(std::make_shared<Shared>()) {
@@ -64,9 +122,19 @@ LineReader::LineReader(int fd, std::size_t max_line, Post post, LineEvents event
   shared_->bounds = bounds;
 }
 
-LineReader::~LineReader() = default;
+LineReader::~LineReader() {
+  if (!on_loop_) return;
+  on_loop_->closed = true;
+  boost::system::error_code ignored;
+  on_loop_->stream.close(ignored);  // cancels a pending read; closes only our own open file
+}
 
 void LineReader::set_paused(bool paused) {
+  if (on_loop_) {
+    on_loop_->paused = paused;
+    if (!paused) boost::asio::post(on_loop_->stream.get_executor(), [l = on_loop_] { l->pump(); });
+    return;
+  }
   {
     std::lock_guard lock(shared_->mutex);
     shared_->paused = paused;
@@ -105,6 +173,36 @@ void LineReader::start() {
     framer.finish(deliver);
     shared->post([shared] { shared->events.on_eof(); });
   }).detach();
+}
+
+bool LineReader::start(boost::asio::io_context& io) {
+  struct stat given {};
+  if (::fstat(shared_->fd, &given) != 0 || !S_ISFIFO(given.st_mode)) {
+    start();
+    return false;
+  }
+  // The same pipe through an open file of our own, which may be non-blocking; refused
+  // without /proc, or for a pipe of another user's.
+  const std::string path = "/proc/self/fd/" + std::to_string(shared_->fd);
+  const int own = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat opened {};
+  if (own < 0 || ::fstat(own, &opened) != 0 || opened.st_dev != given.st_dev ||
+      opened.st_ino != given.st_ino) {
+    if (own >= 0) ::close(own);
+    start();
+    return false;
+  }
+  try {
+    on_loop_ = std::make_shared<OnLoop>(io, own, shared_);
+    std::lock_guard lock(shared_->mutex);
+    on_loop_->paused = shared_->paused;  // set_paused() before start()
+  } catch (const std::exception&) {  // epoll refused it (boost::system::system_error)
+    ::close(own);
+    start();
+    return false;
+  }
+  boost::asio::post(io, [l = on_loop_] { l->pump(); });
+  return true;
 }
 
 }  // namespace mcpsh::transport

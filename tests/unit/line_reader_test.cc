@@ -6,6 +6,9 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <boost/asio/io_context.hpp>
+#include <cstdio>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -190,6 +193,186 @@ TEST(LineReader, PauseTakesEffectBetweenLines) {
   EXPECT_EQ(got.lines[1], "two");
   pipe.close_write();
   EXPECT_TRUE(posted.run_until([&] { return got.eof; }));
+}
+
+// ---- on the loop ------------------------------------------------------------------------
+
+// Runs `io` on this thread until `done()` holds; false if it did not within `timeout`.
+bool run_until(boost::asio::io_context& io, const std::function<bool()>& done,
+               std::chrono::milliseconds timeout = 20s) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!done() && std::chrono::steady_clock::now() < deadline) {
+    if (io.stopped()) io.restart();
+    io.run_one_for(10ms);
+  }
+  return done();
+}
+
+// Nothing may be posted on the loop: events are handed over by the loop itself.
+LineReader::Post no_posts(bool& posted) {
+  return [&posted](std::function<void()>) { posted = true; };
+}
+
+TEST(LineReaderOnTheLoop, DeliversEveryLineInOrderThenEndOfInput) {
+  TestPipe pipe;
+  boost::asio::io_context io;
+  bool posted = false;
+  Delivered got;
+  const auto loop_thread = std::this_thread::get_id();
+  bool all_on_the_loop = true;
+  LineEvents events = got.events();
+  events.on_line = [&, on_line = events.on_line](std::string line) {
+    all_on_the_loop = all_on_the_loop && std::this_thread::get_id() == loop_thread;
+    on_line(std::move(line));
+  };
+  LineReader reader(pipe.read_end, 1 << 20, no_posts(posted), events);
+  ASSERT_TRUE(reader.start(io));
+  const std::string text = lines_text(5000, 100);
+  std::thread writer([&] {
+    write_all(pipe.write_end, text + "last without newline");
+    pipe.close_write();
+  });
+  EXPECT_TRUE(run_until(io, [&] { return got.eof; }));
+  writer.join();
+  EXPECT_FALSE(posted);
+  EXPECT_TRUE(all_on_the_loop);
+  ASSERT_EQ(got.lines.size(), 5001u);
+  EXPECT_EQ(got.lines[4999].substr(0, 5), "4999:");
+  EXPECT_EQ(got.lines[5000], "last without newline");
+}
+
+// The pipe we were given may be shared with other processes: its open file keeps its
+// flags (the loop reads through an open file of its own).
+TEST(LineReaderOnTheLoop, LeavesTheFlagsOfTheGivenPipeAlone) {
+  TestPipe pipe;
+  const int flags = ::fcntl(pipe.read_end, F_GETFL);
+  boost::asio::io_context io;
+  bool posted = false;
+  Delivered got;
+  LineReader reader(pipe.read_end, 1 << 20, no_posts(posted), got.events());
+  ASSERT_TRUE(reader.start(io));
+  write_all(pipe.write_end, "one\n");
+  EXPECT_TRUE(run_until(io, [&] { return got.lines.size() == 1; }));
+  EXPECT_EQ(::fcntl(pipe.read_end, F_GETFL), flags);
+  EXPECT_EQ(flags & O_NONBLOCK, 0);
+  pipe.close_write();
+  EXPECT_TRUE(run_until(io, [&] { return got.eof; }));
+}
+
+TEST(LineReaderOnTheLoop, ReportsAnOversizedLineAndGoesOn) {
+  TestPipe pipe;
+  boost::asio::io_context io;
+  bool posted = false;
+  Delivered got;
+  LineReader reader(pipe.read_end, 1000, no_posts(posted), got.events());
+  ASSERT_TRUE(reader.start(io));
+  std::thread writer([&] {
+    write_all(pipe.write_end, "a\n" + std::string(200000, 'y') + "\nb\n");
+    pipe.close_write();
+  });
+  EXPECT_TRUE(run_until(io, [&] { return got.eof; }));
+  writer.join();
+  EXPECT_EQ(got.lines, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(got.oversized, (std::vector<std::size_t>{200000}));
+}
+
+// A handler that pauses the reader (the call queue is full) holds back the lines read with
+// its own, not only the bytes still in the pipe.
+TEST(LineReaderOnTheLoop, APauseFromAHandlerHoldsTheRestOfItsBatch) {
+  TestPipe pipe;
+  boost::asio::io_context io;
+  bool posted = false;
+  Delivered got;
+  std::unique_ptr<LineReader> reader;
+  LineEvents events = got.events();
+  events.on_line = [&, on_line = events.on_line](std::string line) {
+    on_line(std::move(line));
+    reader->set_paused(true);
+  };
+  reader = std::make_unique<LineReader>(pipe.read_end, 1 << 20, no_posts(posted), events);
+  write_all(pipe.write_end, "a\nb\nc\n");  // one read takes all three
+  ASSERT_TRUE(reader->start(io));
+  EXPECT_TRUE(run_until(io, [&] { return got.lines.size() == 1; }));
+  EXPECT_FALSE(run_until(
+      io, [&] { return got.lines.size() > 1; }, 200ms));
+  reader->set_paused(false);
+  EXPECT_TRUE(run_until(io, [&] { return got.lines.size() == 2; }));
+  EXPECT_FALSE(run_until(
+      io, [&] { return got.lines.size() > 2; }, 200ms));
+  reader->set_paused(false);
+  EXPECT_TRUE(run_until(io, [&] { return got.lines.size() == 3; }));
+  EXPECT_EQ(got.lines, (std::vector<std::string>{"a", "b", "c"}));
+  pipe.close_write();
+  reader->set_paused(false);
+  EXPECT_TRUE(run_until(io, [&] { return got.eof; }));
+}
+
+TEST(LineReaderOnTheLoop, PausedReaderLeavesTheBytesInThePipe) {
+  TestPipe pipe;
+  ASSERT_EQ(::fcntl(pipe.write_end, F_SETFL, O_NONBLOCK), 0);
+  const int capacity = ::fcntl(pipe.write_end, F_GETPIPE_SZ);
+  boost::asio::io_context io;
+  bool posted = false;
+  Delivered got;
+  LineReader reader(pipe.read_end, 1 << 20, no_posts(posted), got.events());
+  reader.set_paused(true);
+  ASSERT_TRUE(reader.start(io));
+  EXPECT_FALSE(run_until(
+      io, [&] { return !got.lines.empty(); }, 100ms));
+  const std::string text = lines_text(20000, 50);  // 1 MiB
+  std::size_t taken = 0;
+  std::thread writer([&] { taken = write_while_taken(pipe.write_end, text); });
+  EXPECT_FALSE(run_until(
+      io, [&] { return !got.lines.empty(); }, 500ms));
+  writer.join();
+  EXPECT_EQ(taken, static_cast<std::size_t>(capacity));
+
+  reader.set_paused(false);
+  std::thread rest([&] {
+    ASSERT_EQ(::fcntl(pipe.write_end, F_SETFL, 0), 0);
+    write_all(pipe.write_end, text.substr(capacity));
+    pipe.close_write();
+  });
+  EXPECT_TRUE(run_until(
+      io, [&] { return got.eof; }, 60s));
+  rest.join();
+  EXPECT_EQ(got.lines.size(), 20000u);
+}
+
+// Destroyed with a read pending (the end of serve): nothing is handed over afterwards.
+TEST(LineReaderOnTheLoop, NothingArrivesAfterTheReaderIsGone) {
+  TestPipe pipe;
+  boost::asio::io_context io;
+  bool posted = false;
+  Delivered got;
+  auto reader =
+      std::make_unique<LineReader>(pipe.read_end, 1 << 20, no_posts(posted), got.events());
+  ASSERT_TRUE(reader->start(io));
+  write_all(pipe.write_end, "one\n");
+  EXPECT_TRUE(run_until(io, [&] { return got.lines.size() == 1; }));
+  reader.reset();
+  write_all(pipe.write_end, "two\n");
+  pipe.close_write();
+  EXPECT_FALSE(run_until(
+      io, [&] { return got.lines.size() > 1 || got.eof; }, 200ms));
+}
+
+// Only a pipe is read on the loop; a regular file (which epoll refuses) is read on the
+// reader's thread, as start() does.
+TEST(LineReaderOnTheLoop, ARegularFileIsReadOnAThread) {
+  FILE* file = std::tmpfile();
+  ASSERT_NE(file, nullptr);
+  const std::string text = "one\ntwo\n";
+  ASSERT_EQ(::write(::fileno(file), text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ASSERT_EQ(::lseek(::fileno(file), 0, SEEK_SET), 0);
+  boost::asio::io_context io;
+  PostedQueue posted;
+  Delivered got;
+  LineReader reader(::fileno(file), 1 << 20, posted.post(), got.events());
+  EXPECT_FALSE(reader.start(io));
+  EXPECT_TRUE(posted.run_until([&] { return got.eof; }));
+  EXPECT_EQ(got.lines, (std::vector<std::string>{"one", "two"}));
+  std::fclose(file);
 }
 
 }  // namespace
