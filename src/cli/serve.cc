@@ -51,8 +51,8 @@ int serve(const Options& options) {
   Host host;
   // Set once serving; reset when input ends or the host stops: no reload after that.
   std::unique_ptr<reload::Reloader> reloader;
-  // The reader thread may outlive this function (blocked in read(2)); the gate makes its
-  // late posts harmless.
+  // A reader thread (stdin other than a pipe) may outlive this function, blocked in
+  // read(2); the gate makes its late posts harmless.
   struct Gate {
     std::mutex mutex;
     bool open = true;

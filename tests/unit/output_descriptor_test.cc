@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "syscall_fault.h"
 #include "test_pipe.h"
 
 namespace mcpsh::transport {
@@ -112,6 +113,36 @@ TEST(PipeWrite, AMessageThatFitsReachesAWaitingReaderInOneRead) {
             WriteEnd::kDone);
   EXPECT_EQ(first.get_future().get(), data.size());
   reader.join();
+}
+
+// Before Linux 6.4 the kernel refuses RWF_NOWAIT for pipes (EOPNOTSUPP), reproduced here
+// with a seccomp filter in a forked child: nothing is written at once, and write_until_woken
+// finds out at its first write and goes on in PIPE_BUF pieces, losing nothing.
+TEST(PipeWrite, AKernelWithoutNowaitPipeWritesGetsPieces) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    using execution::testing::SyscallFault;
+    if (!execution::testing::install_syscall_fault(SyscallFault{SYS_pwritev2, EOPNOTSUPP, {}},
+                                                   execution::testing::Threads::kCallingOnly))
+      ::_exit(3);
+    TestPipe pipe;
+    WakeFd wake;
+    const std::string data = bytes(40000);  // fits the pipe: no reader needed
+    if (write_now(pipe.write_end, OutputKind::kPipe, data)) ::_exit(10);
+    std::size_t written = 0;
+    if (write_until_woken(pipe.write_end, OutputKind::kPipe, data, written, wake.fd) !=
+        WriteEnd::kDone)
+      ::_exit(11);
+    pipe.close_write();
+    if (read_to_eof(pipe.read_end) != data) ::_exit(12);
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 3) GTEST_SKIP() << "seccomp filters are not available";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: written at once; 11: not done; 12: bytes differ";
 }
 
 TEST(OutputKind, TellsPipesSocketsAndFilesApart) {
