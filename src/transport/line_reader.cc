@@ -196,7 +196,8 @@ bool LineReader::start(boost::asio::io_context& io) {
     on_loop_ = std::make_shared<OnLoop>(io, own, shared_);
     std::lock_guard lock(shared_->mutex);
     on_loop_->paused = shared_->paused;  // set_paused() before start()
-  } catch (const std::exception&) {  // epoll refused it (boost::system::system_error)
+  } catch (const std::exception&) {
+    // epoll refused it (a boost::system::system_error)
     ::close(own);
     start();
     return false;

@@ -14,7 +14,9 @@
 // EAGAIN (a descriptor that someone else made non-blocking) means "wait for room", never
 // an error.
 //
-// Threading: one thread writes; any thread may signal the wake-up descriptor.
+// Threading: one thread at a time writes a descriptor (LineWriter's lock orders the
+// caller's write_now and its own thread's writes); any thread may signal the wake-up
+// descriptor.
 #include <cstddef>
 #include <optional>
 #include <string_view>
