@@ -27,7 +27,7 @@ import os
 import re
 import time
 
-from . import requests, stats
+from . import requests, sched_trace, stats
 from .client import StdioServer, now_ns
 
 LIST_CHANGED = re.compile(r"^notifications/(tools|prompts|resources)/list_changed$")
@@ -72,8 +72,10 @@ prompt_{name}_ask() {{ echo "Tell me about {name}."; }}
 
 
 class ReloadBench:
-    def __init__(self, bench, scripts, cycles, period_ms, timeout_s=30.0):
+    def __init__(self, bench, scripts, cycles, period_ms, timeout_s=30.0, trace=False):
         self.b = bench
+        self.trace = trace  # record the scheduler (perf) and say what held up the slow requests
+        self.slow = []  # (period kind, sent ns, answered ns) of every request over 1 ms
         self.scripts = scripts
         self.cycles = cycles
         self.period_ns = period_ms * 1_000_000
@@ -122,7 +124,20 @@ class ReloadBench:
                                    "--no-watch?); acknowledgment: %r" % (ack[:1],))
             for _ in range(max(50, self.b.n["warmup"])):
                 host.round_trip(make)
-            return self._measure(host, make)
+            if not self.trace:
+                return self._measure(host, make)
+            recorder = sched_trace.Recorder(os.path.join(self.b.workdir, "sched.data"),
+                                            os.path.join(self.b.workdir, "perf-sched.log"))
+            recorder.start()
+            time.sleep(1.0)  # perf is recording by now
+            try:
+                rows = self._measure(host, make)
+            finally:
+                recorded = recorder.stop()
+            if recorded:
+                causes = sched_trace.classify(recorder.path, self.slow, host.proc.pid, os.getpid())
+                rows[0]["slow_causes"] = {label: dict(c) for label, c in causes.items()}
+            return rows
         finally:
             host.close()
 
@@ -162,6 +177,8 @@ class ReloadBench:
                 t0, t1, arrived = one()
                 state["stray"] += arrived is not None  # a late one of the previous reload
                 quiet.append(t1 - t0)
+                if t1 - t0 > 1_000_000:
+                    self.slow.append(("no reload", t0, t1))
                 if t1 >= end:
                     return
 
@@ -192,6 +209,8 @@ class ReloadBench:
             # response read with it or after it is of the request that waited for that turn.
             acc["swap"].append(next(t1 - t0 for t0, t1 in samples if t1 >= changed))
             acc["during"].extend(t1 - t0 for t0, t1 in samples if t0 < changed)
+            self.slow += [(dict(KINDS)[key], t0, t1) for t0, t1 in samples
+                          if t0 < changed and t1 - t0 > 1_000_000]
             acc["after"].extend(t1 - t0 for t0, t1 in samples if t0 >= changed)
 
         for cycle in range(self.cycles):

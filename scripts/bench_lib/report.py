@@ -152,6 +152,15 @@ def goals(rows):
         if by_phase and all(by_phase):
             out.append("  Of those, by the phase of the reload they fell in (host's log): " + ", ".join(
                 "%s %d" % (phase, sum(p[phase] for p in by_phase)) for phase in by_phase[0]) + ".")
+        causes = (quiet or {}).get("slow_causes")
+        if causes is not None:
+            for label in (name, "no reload"):
+                c = causes.get(label, {})
+                total = sum(c.values())
+                out.append("  What held up the requests over 1 ms %s (scheduler trace, --trace): %s."
+                           % ("during these reloads" if label == name else "without reloads",
+                              ", ".join("%s %d%%" % (k, round(100.0 * v / total))
+                                        for k, v in sorted(c.items(), key=lambda kv: -kv[1])) or "none"))
         out.append("  The request in flight at the swap: median %s ms, slowest %s ms; a reload took %s ms"
                    % (_ms(swap and swap.get("median_ms")), _ms(swap and swap.get("max_ms")),
                       _ms(took and took.get("median_ms"))))
