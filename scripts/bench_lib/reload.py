@@ -25,6 +25,7 @@ write to the list_changed: it includes the host's 50 ms debounce and the probes.
 
 import os
 import re
+import sys
 import time
 
 from . import requests, sched_trace, stats
@@ -137,6 +138,8 @@ class ReloadBench:
             if recorded:
                 causes = sched_trace.classify(recorder.path, self.slow, host.proc.pid, os.getpid())
                 rows[0]["slow_causes"] = {label: dict(c) for label, c in causes.items()}
+            else:
+                print("bench: --trace: perf recorded nothing (see %s)" % recorder.log_path, file=sys.stderr)
             return rows
         finally:
             host.close()
@@ -182,7 +185,8 @@ class ReloadBench:
                 if t1 >= end:
                     return
 
-        def reload_period(acc, ks, version):
+        def reload_period(key, ks, version):
+            acc = per[key]
             self._replace(ks, version)
             written = now_ns()
             samples, changed = [], None
@@ -217,7 +221,7 @@ class ReloadBench:
             key = KINDS[cycle % len(KINDS)][0]
             ks = [cycle % self.scripts] if key == "one" else list(range(self.scripts))
             with_cpu(cpu_quiet, quiet_period)
-            with_cpu(per[key]["cpu"], lambda: reload_period(per[key], ks, cycle + 1))
+            with_cpu(per[key]["cpu"], lambda: reload_period(key, ks, cycle + 1))
 
         logged, swaps_logged, phases = self._reloads_logged()
         self._attribute(order, phases)
