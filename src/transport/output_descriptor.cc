@@ -52,22 +52,27 @@ std::optional<ssize_t> write_pipe_nowait(int fd, const char* data, std::size_t s
   return n;
 }
 
+// The raw result (bytes, or -1 and errno) of a write that takes what fits and cannot wait:
+// send(MSG_DONTWAIT) to a socket, RWF_NOWAIT to a pipe. nullopt when there is none for this
+// descriptor (kPipeInPieces, kOther, a kernel without RWF_NOWAIT for pipes).
+std::optional<ssize_t> write_without_waiting(int fd, OutputKind kind, const char* data,
+                                             std::size_t size) {
+  if (kind == OutputKind::kSocket) return ::send(fd, data, size, MSG_DONTWAIT | MSG_NOSIGNAL);
+  if (kind == OutputKind::kPipe) return write_pipe_nowait(fd, data, size);
+  return std::nullopt;
+}
+
 // One write that does not block on a full pipe or socket: >0 bytes, 0 = no room (EAGAIN),
 // -1 = the peer is gone or the descriptor failed.
 ssize_t write_some(int fd, OutputKind kind, const char* data, std::size_t size) {
   for (;;) {
     ssize_t n;
-    if (kind == OutputKind::kSocket) {
-      n = ::send(fd, data, size, MSG_DONTWAIT | MSG_NOSIGNAL);
-    } else if (kind == OutputKind::kOther) {
+    if (auto quick = write_without_waiting(fd, kind, data, size))
+      n = *quick;
+    else if (kind == OutputKind::kOther)
       n = ::write(fd, data, size);
-    } else if (auto whole =
-                   kind == OutputKind::kPipe ? write_pipe_nowait(fd, data, size) : std::nullopt) {
-      n = *whole;
-    } else {
-      // poll reported room for at least one page: PIPE_BUF bytes cannot block.
+    else  // a pipe; poll reported room for at least one page: PIPE_BUF bytes cannot block
       n = ::write(fd, data, std::min<std::size_t>(size, PIPE_BUF));
-    }
     if (n >= 0) return n;
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
@@ -79,16 +84,12 @@ ssize_t write_some(int fd, OutputKind kind, const char* data, std::size_t size) 
 
 std::optional<std::size_t> write_now(int fd, OutputKind kind, std::string_view data) {
   for (;;) {
-    std::optional<ssize_t> n;
-    if (kind == OutputKind::kSocket)
-      n = ::send(fd, data.data(), data.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-    else if (kind == OutputKind::kPipe)
-      n = write_pipe_nowait(fd, data.data(), data.size());
+    const auto n = write_without_waiting(fd, kind, data.data(), data.size());
     if (!n) return std::nullopt;
     if (*n >= 0) return static_cast<std::size_t>(*n);
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
-    return std::nullopt;
+    return std::nullopt;  // write_until_woken will meet the error and report it
   }
 }
 
