@@ -322,10 +322,15 @@ tool_probe() {
 }
 )BASH";
   fs::permissions(probe, fs::perms::owner_all | fs::perms::others_read | fs::perms::group_read);
+  // A copy nobody can reach: the build folder may lie below one only its owner may enter
+  // (a checkout in a home folder, or in a mktemp -d folder).
+  const std::string binary = dir / "mcp-shell-host";
+  fs::copy_file(MCPSH_BINARY, binary, fs::copy_options::overwrite_existing);
+  fs::permissions(binary, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec);
   const std::string command =
-      "setpriv --reuid 65534 --regid 65534 --clear-groups env TMPDIR=/tmp " +
-      std::string(MCPSH_BINARY) + " call " + probe +
-      " --tool probe --args '{}' --sandbox procs=512,exec=id,exec=awk,exec=perl 2>" +
+      "setpriv --reuid 65534 --regid 65534 --clear-groups env TMPDIR=/tmp " + binary + " call " +
+      probe + " --tool probe --args '{}' --sandbox procs=512,exec=id,exec=awk,exec=perl 2>" +
       (dir / "host.err");
   std::string out;
   if (FILE* pipe = ::popen(command.c_str(), "r")) {
