@@ -73,8 +73,10 @@ prompt_{name}_ask() {{ echo "Tell me about {name}."; }}
 
 
 class ReloadBench:
-    def __init__(self, bench, scripts, cycles, period_ms, timeout_s=30.0, trace=False):
+    def __init__(self, bench, scripts, cycles, period_ms, timeout_s=30.0, trace=False, kinds=None):
         self.b = bench
+        # The kinds of reload period that take turns (keys of KINDS, in KINDS' order).
+        self.kinds = [(k, n) for k, n in KINDS if kinds is None or k in kinds]
         self.trace = trace  # record the scheduler (perf) and say what held up the slow requests
         self.slow = []  # (period kind, sent ns, answered ns) of every request over 1 ms
         self.scripts = scripts
@@ -218,7 +220,7 @@ class ReloadBench:
             acc["after"].extend(t1 - t0 for t0, t1 in samples if t0 >= changed)
 
         for cycle in range(self.cycles):
-            key = KINDS[cycle % len(KINDS)][0]
+            key = self.kinds[cycle % len(self.kinds)][0]
             ks = [cycle % self.scripts] if key == "one" else list(range(self.scripts))
             with_cpu(cpu_quiet, quiet_period)
             with_cpu(per[key]["cpu"], lambda: reload_period(key, ks, cycle + 1))

@@ -9,6 +9,13 @@ namespace {
 //  - `bash -p` (see make_probe_launch) ignores functions exported in the environment
 //    (BASH_FUNC_source%%) and SHELLOPTS/BASHOPTS; `set +p` leaves nothing of privileged
 //    mode to the script. The syntax check runs with -p for the same reason.
+//  - The syntax check parses the script's text in this shell, before anything of it runs:
+//    `eval` of "set -n" and the text inside a function with `local -` (bash 4.4), so that
+//    noexec reads every command and runs none, and is undone when the function returns. The
+//    text goes through the parser on its own, not inside a wrapper it could close. This
+//    spares a `bash -n` process (about a third of a probe's CPU), which still gives the
+//    verdict and its message whenever the check here cannot: an error found, the file
+//    unreadable or empty, a NUL byte in it (a variable cannot hold one), an older bash.
 //  - One brace group: bash parses it whole before running any of it, so aliases the
 //    script defines cannot change the lines after `source`.
 //  - `source` is a plain command, as in a call: under the script's `set -e` or ERR trap a
@@ -32,7 +39,17 @@ constexpr const char* kProbe = R"BASH({
 __mcp_script=$1
 set +p --
 exec </dev/null
-if ! "$BASH" -p -n "$__mcp_script" >&2; then printf 'syntax\n'; exit 0; fi
+__mcp_parses() { local -; eval "set -n
+$1"; }
+__mcp_text= __mcp_read=
+if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 404)); then
+  { IFS= read -r -d '' __mcp_text; __mcp_read=$?; } <"$__mcp_script" 2>/dev/null
+fi
+if [[ $__mcp_read != 1 || -z $__mcp_text ]] || ! __mcp_parses "$__mcp_text" 2>/dev/null; then
+  if ! "$BASH" -p -n "$__mcp_script" >&2; then printf 'syntax\n'; exit 0; fi
+fi
+unset -v __mcp_text __mcp_read
+unset -f __mcp_parses
 {
   source "$__mcp_script"
   __mcp_status=$?

@@ -9,14 +9,19 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "e2e_helpers.h"
+#include "exec_helpers.h"
 #include "host_process.h"
 
 namespace mcpsh::testing {
 namespace {
+
+using namespace std::string_literals;
+using exec::ScratchDir;
 
 std::string hostile(const std::string& name) { return fixture("hostile/" + name); }
 
@@ -191,6 +196,99 @@ TEST(HostileScript, ReadingStdinGetsNothingOfTheClients) {
   std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(got, "") << "the script read the client's request";
   std::filesystem::remove_all(dir);
+}
+
+// ---- the syntax check ------------------------------------------------------------------------
+// The probe parses the script in its own shell under noexec and asks `bash -n` only when that
+// finds an error or cannot read the text. Either way nothing of a script with a syntax error
+// runs, the verdict is bash's, and a script without one costs no extra process.
+
+// `bash` first in PATH: logs each run's arguments to a file beside it, one line per run, and
+// runs the real bash under its own name, so that `$BASH -n` comes back through it.
+struct CountingBash {
+  ScratchDir dir;
+  std::string log = dir / "runs";
+  CountingBash() {
+    std::ofstream script(dir / "bash");
+    script << "#!" << real_bash() << "\n"
+           << "{ printf '%q ' \"$@\"; printf '\\n'; } >>'" << log << "'\n"
+           << "exec -a \"$0\" " << real_bash() << " \"$@\"\n";
+    script.close();
+    std::filesystem::permissions(dir / "bash", std::filesystem::perms::owner_all);
+  }
+  static std::string real_bash() {
+    for (const char* candidate : {"/usr/bin/bash", "/bin/bash"})
+      if (::access(candidate, X_OK) == 0) return candidate;
+    return "/bin/bash";
+  }
+  HostOptions options(std::vector<std::pair<std::string, std::string>> env = {}) const {
+    const char* path = std::getenv("PATH");
+    env.emplace_back("PATH", dir.path + ":" + (path ? path : "/usr/bin:/bin"));
+    return HostOptions{std::move(env), ""};
+  }
+  // How many runs had `-n` among their options (a syntax check of its own).
+  int syntax_checks() const {
+    std::ifstream in(log);
+    int n = 0;
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("-p -n ", 0) == 0) ++n;
+    return n;
+  }
+};
+
+TEST(SyntaxCheck, AScriptWithoutErrorsIsCheckedWithoutAnotherBash) {
+  CountingBash bash;
+  EXPECT_TRUE(discovers_its_tools(hostile("strict.sh"), bash.options()));
+  EXPECT_EQ(bash.syntax_checks(), 0) << "a bash -n ran for a script that parses";
+}
+
+TEST(SyntaxCheck, AnErrorAfterACommandRunsNothingAndBashGivesTheVerdict) {
+  CountingBash bash;
+  ScratchDir scratch;
+  const std::string marker = scratch / "ran";
+  const std::string script = hostile("syntax_error_after_a_command.sh");
+  auto check = run_cli({"check", script}, bash.options({{"MCPSH_MARKER", marker}}));
+  EXPECT_EQ(check.status, 1) << check.out << check.err;
+  // bash -n's own message: the file, the line, what it wanted.
+  EXPECT_NE(check.out.find("error: " + script + ": script has a syntax error: " + script +
+                           ": line 13: syntax error: unexpected end of file"),
+            std::string::npos)
+      << check.out;
+  EXPECT_EQ(bash.syntax_checks(), 1);
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "the script ran before its check failed";
+}
+
+TEST(SyntaxCheck, TextThatWouldCloseAWrapperRunsNothing) {
+  ScratchDir scratch;
+  const std::string marker = scratch / "ran";
+  const std::string script = hostile("closes_the_check.sh");
+  auto check = run_cli({"check", script}, HostOptions{{{"MCPSH_MARKER", marker}}, ""});
+  EXPECT_EQ(check.status, 1) << check.out << check.err;
+  EXPECT_NE(check.out.find("script has a syntax error"), std::string::npos) << check.out;
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "part of the script ran during its check";
+}
+
+TEST(SyntaxCheck, AHereDocumentToTheEndOfTheFilePassesAsBashPassesIt) {
+  CountingBash bash;
+  auto list = run_cli({"list", hostile("heredoc_to_end_of_file.sh")}, bash.options());
+  ASSERT_EQ(list.status, 0) << list.err;
+  EXPECT_TRUE(has_exactly_greet_and_count(parse_strict(list.out), list.out)) << list.err;
+  EXPECT_EQ(bash.syntax_checks(), 0);
+}
+
+// A variable cannot hold a NUL byte: such a file goes to bash -n, which calls it binary.
+TEST(SyntaxCheck, AFileWithANulByteIsLeftToBash) {
+  CountingBash bash;
+  ScratchDir scratch;
+  const std::string script = scratch / "nul.sh";
+  {
+    std::ofstream out(script, std::ios::binary);
+    out << "#!/usr/bin/env bash\n# a NUL: \0.\ntool_greet() { echo hi; }\n"s;
+  }
+  auto check = run_cli({"check", script}, bash.options());
+  EXPECT_EQ(check.status, 1) << check.out << check.err;
+  EXPECT_NE(check.out.find("script has a syntax error"), std::string::npos) << check.out;
+  EXPECT_EQ(bash.syntax_checks(), 1);
 }
 
 }  // namespace
