@@ -16,6 +16,8 @@ namespace {
 //    spares a `bash -n` process (about a third of a probe's CPU), which still gives the
 //    verdict and its message whenever the check here cannot: an error found, the file
 //    unreadable or empty, a NUL byte in it (a variable cannot hold one), an older bash.
+//    And past 64 KiB of text, where parsing a string (~0.1 ms per KiB here) costs more
+//    than the process.
 //  - One brace group: bash parses it whole before running any of it, so aliases the
 //    script defines cannot change the lines after `source`.
 //  - `source` is a plain command, as in a call: under the script's `set -e` or ERR trap a
@@ -45,7 +47,8 @@ __mcp_text= __mcp_read=
 if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 404)); then
   { IFS= read -r -d '' __mcp_text; __mcp_read=$?; } <"$__mcp_script" 2>/dev/null
 fi
-if [[ $__mcp_read != 1 || -z $__mcp_text ]] || ! __mcp_parses "$__mcp_text" 2>/dev/null; then
+if [[ $__mcp_read != 1 || -z $__mcp_text || ${#__mcp_text} -gt 65536 ]] ||
+  ! __mcp_parses "$__mcp_text" 2>/dev/null; then
   if ! "$BASH" -p -n "$__mcp_script" >&2; then printf 'syntax\n'; exit 0; fi
 fi
 unset -v __mcp_text __mcp_read

@@ -276,6 +276,23 @@ TEST(SyntaxCheck, AHereDocumentToTheEndOfTheFilePassesAsBashPassesIt) {
   EXPECT_EQ(bash.syntax_checks(), 0);
 }
 
+// Past 64 KiB, parsing the text as a string costs more than a bash -n process: it gets it.
+TEST(SyntaxCheck, ALargeScriptIsLeftToBash) {
+  CountingBash bash;
+  ScratchDir scratch;
+  const std::string script = scratch / "large.sh";
+  {
+    std::ifstream in(hostile("strict.sh"));
+    std::ofstream out(script);
+    out << in.rdbuf() << "\n";
+    for (int i = 0; i < 1200; ++i)
+      out << "# padding, line " << i << ": a script past 64 KiB is parsed by bash -n\n";
+  }
+  ASSERT_GT(std::filesystem::file_size(script), 65536u);
+  EXPECT_TRUE(discovers_its_tools(script, bash.options()));
+  EXPECT_EQ(bash.syntax_checks(), 2) << "one bash -n for list, one for check";
+}
+
 // A variable cannot hold a NUL byte: such a file goes to bash -n, which calls it binary.
 TEST(SyntaxCheck, AFileWithANulByteIsLeftToBash) {
   CountingBash bash;
