@@ -1,5 +1,7 @@
 #include "discovery/discoverer.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -105,6 +107,9 @@ void probe_all(boost::asio::io_context& io, execution::Runner& runner,
       };
       auto spec = make_probe_launch(options.bash, results[i].script, options.probe_timeout);
       spec.niceness = options.probe_niceness;
+      // Where the probe writes the function names and reads them back (script_probe.cc);
+      // without one (-1) it falls back to a command substitution.
+      spec.fd3 = ::memfd_create("mcp-shell-host-probe", MFD_CLOEXEC);
       runner.start(spec, std::move(callbacks));
     }
     void start_later() {

@@ -198,6 +198,32 @@ TEST(HostileScript, ReadingStdinGetsNothingOfTheClients) {
   std::filesystem::remove_all(dir);
 }
 
+// ---- fd 3: the probe lists the function names through it -----------------------------------
+// The host gives each probe a memfd on fd 3; the script runs first and may write to it, close
+// it or take it for a file or FIFO of its own. The probe then still finds exactly the
+// script's functions, never writes into the script's file and never waits on its FIFO.
+
+TEST(HostileScript, LinesWrittenToFd3AreNotTakenForFunctions) {
+  EXPECT_TRUE(discovers_its_tools(hostile("fd3_written.sh")));
+}
+
+class Fd3Taken : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Fd3Taken, TheProbeFindsTheToolsAndLeavesTheScriptsFileAlone) {
+  ScratchDir scratch;
+  const std::string marker = scratch / "scripts-own-file";
+  const std::string own = "a line of the script's own\n";
+  std::ofstream(marker) << own;
+  EXPECT_TRUE(
+      discovers_its_tools(hostile("fd3_taken.sh"),
+                          HostOptions{{{"MCPSH_FD3", GetParam()}, {"MCPSH_MARKER", marker}}, ""}));
+  std::ifstream in(marker);
+  std::string got((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(got, own) << "the probe wrote into the script's own file";
+}
+
+INSTANTIATE_TEST_SUITE_P(Hostile, Fd3Taken, ::testing::Values("file", "fifo", "closed"));
+
 // ---- the syntax check ------------------------------------------------------------------------
 // The probe parses the script in its own shell under noexec and asks `bash -n` only when that
 // finds an error or cannot read the text. Either way nothing of a script with a syntax error

@@ -1,4 +1,4 @@
-// discovery::parse_probe_report: the probe's report (fd 9 of the probe bash) read back.
+// discovery::parse_probe_report: the probe's report (the probe bash's stdout) read back.
 #include <gtest/gtest.h>
 
 #include "discovery/script_probe.h"
