@@ -1,6 +1,7 @@
 #include "discovery/discoverer.h"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
@@ -67,6 +68,11 @@ struct ScriptResult {
 
 namespace {
 
+bool file_size_unlimited() {
+  rlimit limit{};
+  return ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur == RLIM_INFINITY;
+}
+
 // Probes every script; `done` gets the results when the last probe ended. Unlimited
 // (options.max_probes == 0): all start at once. Otherwise at most that many run at once and
 // each start is a turn of the loop of its own: starting a process blocks the loop until it
@@ -108,8 +114,10 @@ void probe_all(boost::asio::io_context& io, execution::Runner& runner,
       auto spec = make_probe_launch(options.bash, results[i].script, options.probe_timeout);
       spec.niceness = options.probe_niceness;
       // Where the probe writes the function names and reads them back (script_probe.cc);
-      // without one (-1) it falls back to a command substitution.
-      spec.fd3 = ::memfd_create("mcp-shell-host-probe", MFD_CLOEXEC);
+      // without one (-1) it falls back to a command substitution. Not under a file-size
+      // limit: a write past it fails (or kills the probe with SIGXFSZ) and a later, shorter
+      // one may still fit, which would cut the list short unnoticed.
+      if (file_size_unlimited()) spec.fd3 = ::memfd_create("mcp-shell-host-probe", MFD_CLOEXEC);
       runner.start(spec, std::move(callbacks));
     }
     void start_later() {

@@ -45,7 +45,11 @@ namespace {
 //    back after `source`, whatever the script did with it. Even so the file is used only if
 //    fd 3 is a regular file that starts with the mark, so that nothing is ever written into
 //    a file of the script's or read from a pipe that could wait; else the substitution.
-//    Lines before the names' own mark line are skipped.
+//    The names are the lines between "MARK names" and "MARK end": a list whose last
+//    writes failed (a memory limit) has no end line and falls back too. (bash's builtins
+//    do not report a failed write in their status; a write that failed in the middle
+//    while the end line still fit would go unnoticed, which is why the host gives no
+//    memfd under a file-size limit, the one limit that fails writes by their size.)
 constexpr const char* kProbe = R"BASH({
 __mcp_script=$1
 set +p --
@@ -78,20 +82,27 @@ builtin shopt -u expand_aliases
 unset POSIXLY_CORRECT
 builtin printf 'status %s\n' "$__mcp_status"
 builtin shopt -s extdebug
-__mcp_first= __mcp_fns=()
+__mcp_first= __mcp_fns=() __mcp_at= __mcp_listed=
 if [[ -f /proc/self/fd/3 ]] && { IFS= builtin read -r __mcp_first </proc/self/fd/3; } 2>/dev/null &&
   [[ $__mcp_first == "$__mcp_mark" ]]; then
   {
     builtin printf '%s\n' "$__mcp_mark names"
     for __mcp_p in tool_ resource_ prompt_ complete_; do builtin compgen -A function "$__mcp_p"; done
-  } >&3
+    builtin printf '%s\n' "$__mcp_mark end"
+  } >&3 2>/dev/null
   builtin mapfile -t __mcp_lines </proc/self/fd/3
   for __mcp_i in "${!__mcp_lines[@]}"; do
-    if [[ ${__mcp_lines[__mcp_i]} == "$__mcp_mark names" ]]; then
-      __mcp_fns=("${__mcp_lines[@]:__mcp_i+1}")
-    fi
+    case ${__mcp_lines[__mcp_i]} in
+      "$__mcp_mark names") __mcp_at=$((__mcp_i + 1)) ;;
+      "$__mcp_mark end")
+        if [[ -n $__mcp_at ]]; then
+          __mcp_fns=("${__mcp_lines[@]:__mcp_at:__mcp_i-__mcp_at}") __mcp_listed=y
+        fi
+        ;;
+    esac
   done
-else
+fi
+if [[ -z $__mcp_listed ]]; then
   __mcp_fns=$(for __mcp_p in tool_ resource_ prompt_ complete_; do builtin compgen -A function "$__mcp_p"; done)
   builtin mapfile -t __mcp_fns <<<"$__mcp_fns"
 fi

@@ -3,6 +3,7 @@
 // stay allowed): given the host's memfd on fd 3, the probe lists a script's functions
 // without forking; without one, its fallback (a command substitution) needs a fork, which
 // shows that the filter bites.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
@@ -39,9 +40,15 @@ struct ProbeRun {
   std::string out;
 };
 
-// Runs the probe of `script` in a child that cannot fork; with_memfd: a memfd on fd 3, as
-// the host gives it.
-ProbeRun run_probe_without_fork(const std::string& script, bool with_memfd) {
+// What the child gets on fd 3: nothing, a memfd as the host gives it, or a memfd of 90
+// bytes sealed against growing, whose writes past its end fail (as under a memory limit).
+// 90 bytes hold the probe's mark line and its "names" line (at most 86 bytes together),
+// never its end line as well.
+enum class Fd3 { kNone, kMemfd, kMemfdThatCannotGrow };
+constexpr off_t kCannotGrowPast = 90;
+
+// Runs the probe of `script` in a child, with fork() refused unless `may_fork`.
+ProbeRun run_probe(const std::string& script, Fd3 fd3, bool may_fork) {
   const auto spec = make_probe_launch(bash_path(), script, std::chrono::seconds(10));
   std::vector<char*> argv;
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
@@ -55,17 +62,20 @@ ProbeRun run_probe_without_fork(const std::string& script, bool with_memfd) {
     ::close(out[0]);
     ::close(out[1]);
     ::close(3);
-    if (with_memfd) {
-      const int fd = ::memfd_create("probe-run-test", 0);
+    if (fd3 != Fd3::kNone) {
+      const int fd = ::memfd_create("probe-run-test", MFD_ALLOW_SEALING);
       if (fd < 0) ::_exit(4);
+      if (fd3 == Fd3::kMemfdThatCannotGrow &&
+          (::ftruncate(fd, kCannotGrowPast) != 0 || ::fcntl(fd, F_ADD_SEALS, F_SEAL_GROW) != 0))
+        ::_exit(4);
       if (fd != 3 && (::dup2(fd, 3) != 3 || ::close(fd) != 0)) ::_exit(4);
     }
     // glibc's fork(): clone(CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD, ...).
     using execution::testing::SyscallFault;
     const std::uint32_t fork_flags = CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD;
-    if (!execution::testing::install_syscall_fault(
-            SyscallFault{SYS_clone, EPERM, {{0, fork_flags}}},
-            execution::testing::Threads::kCallingOnly))
+    if (!may_fork && !execution::testing::install_syscall_fault(
+                         SyscallFault{SYS_clone, EPERM, {{0, fork_flags}}},
+                         execution::testing::Threads::kCallingOnly))
       ::_exit(3);
     ::execv(argv[0], argv.data());
     ::_exit(5);
@@ -90,7 +100,7 @@ std::vector<std::string> names(const ProbeReport& r) {
 TEST(ProbeRun, ListsTheFunctionsWithoutAForkThroughTheHostsMemfd) {
   testing::TempDir dir;
   const std::string script = dir.write("tools.sh", kScript);
-  const ProbeRun run = run_probe_without_fork(script, true);
+  const ProbeRun run = run_probe(script, Fd3::kMemfd, false);
   if (run.status == 3) GTEST_SKIP() << "seccomp filters are not available";
   ASSERT_EQ(run.status, 0) << run.out;
   const ProbeReport report = parse_probe_report(run.out);
@@ -103,10 +113,25 @@ TEST(ProbeRun, ListsTheFunctionsWithoutAForkThroughTheHostsMemfd) {
 TEST(ProbeRun, WithoutTheMemfdItNeedsAFork) {
   testing::TempDir dir;
   const std::string script = dir.write("tools.sh", kScript);
-  const ProbeRun run = run_probe_without_fork(script, false);
+  const ProbeRun run = run_probe(script, Fd3::kNone, false);
   if (run.status == 3) GTEST_SKIP() << "seccomp filters are not available";
   const ProbeReport report = parse_probe_report(run.out);
   EXPECT_TRUE(report.functions.empty()) << run.out;
+}
+
+// A list cut short (here: the file cannot grow past 90 bytes, so the names or the end line
+// are never written) is not taken for the whole list: the probe lists the functions with
+// its substitution instead.
+TEST(ProbeRun, AListCutShortFallsBackToTheSubstitution) {
+  testing::TempDir dir;
+  const std::string long_name = "resource_" + std::string(150, 'x');
+  const std::string script =
+      dir.write("tools.sh", "tool_greet() { :; }\n" + long_name + "() { :; }\n");
+  const ProbeRun run = run_probe(script, Fd3::kMemfdThatCannotGrow, true);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const ProbeReport report = parse_probe_report(run.out);
+  EXPECT_TRUE(report.completed) << run.out;
+  EXPECT_EQ(names(report), (std::vector<std::string>{"tool_greet", long_name})) << run.out;
 }
 
 }  // namespace
