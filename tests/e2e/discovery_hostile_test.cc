@@ -1,8 +1,10 @@
 // Discovery (list, check, the server's catalog) is immune to what a script and the
 // environment set: helper functions and aliases named like the builtins the probe uses,
-// strict options, ERR and DEBUG traps, IFS, SHELLOPTS/BASHOPTS and exported functions.
-// Each fixture in tests/fixtures/hostile defines the same two tools, greet and count;
-// discovery must find exactly those with their metadata, or report a clear problem.
+// strict options, ERR and DEBUG traps, IFS, SHELLOPTS/BASHOPTS, exported functions, what
+// a script does with fd 3, syntax errors shaped to run something while being checked.
+// Each fixture in tests/fixtures/hostile defines the same two tools, greet and count (those
+// with a syntax error, which are never served, define less); discovery must find exactly
+// those with their metadata, or report a clear problem.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
