@@ -4,7 +4,8 @@ that arrive while it runs.
 The host serves a folder of generated scripts (each with a few tools, a resource and a
 prompt) with reloading on (the serve default) and one subscriptions/listen open. This
 process sends tools/list requests back to back, one in flight, and alternates a quiet
-period with a reload period, whose reload is of one of two kinds, in turn:
+period with a reload period, whose reload is of one of two kinds, in turn (or of one
+kind only: scripts/bench --reload-kinds):
   - quiet: no file changes (the reference);
   - one script edited: one script is replaced (written beside the folder, renamed over the
     old one, as editors save); the host probes that script again and no other;
