@@ -201,9 +201,10 @@ TEST(HostileScript, ReadingStdinGetsNothingOfTheClients) {
 }
 
 // ---- fd 3: the probe lists the function names through it -----------------------------------
-// The host gives each probe a memfd on fd 3; the script runs first and may write to it, close
-// it or take it for a file or FIFO of its own. The probe then still finds exactly the
-// script's functions, never writes into the script's file and never waits on its FIFO.
+// The host gives each probe a memfd on fd 3 and the probe sources the script with fd 3
+// closed, as a call does. Whatever the script does with fd 3 (writes to it, closes it, takes
+// it for a file or FIFO of its own), the probe still finds exactly the script's functions,
+// never writes into the script's file and never waits on its FIFO.
 
 TEST(HostileScript, LinesWrittenToFd3AreNotTakenForFunctions) {
   EXPECT_TRUE(discovers_its_tools(hostile("fd3_written.sh")));
@@ -232,22 +233,17 @@ INSTANTIATE_TEST_SUITE_P(Hostile, Fd3Taken, ::testing::Values("file", "fifo", "c
 // runs, the verdict is bash's, and a script without one costs no extra process.
 
 // `bash` first in PATH: logs each run's arguments to a file beside it, one line per run, and
-// runs the real bash under its own name, so that `$BASH -n` comes back through it.
+// runs /bin/bash under its own name, so that `$BASH -n` comes back through it.
 struct CountingBash {
   ScratchDir dir;
   std::string log = dir / "runs";
   CountingBash() {
     std::ofstream script(dir / "bash");
-    script << "#!" << real_bash() << "\n"
+    script << "#!/bin/bash\n"
            << "{ printf '%q ' \"$@\"; printf '\\n'; } >>'" << log << "'\n"
-           << "exec -a \"$0\" " << real_bash() << " \"$@\"\n";
+           << "exec -a \"$0\" /bin/bash \"$@\"\n";
     script.close();
     std::filesystem::permissions(dir / "bash", std::filesystem::perms::owner_all);
-  }
-  static std::string real_bash() {
-    for (const char* candidate : {"/usr/bin/bash", "/bin/bash"})
-      if (::access(candidate, X_OK) == 0) return candidate;
-    return "/bin/bash";
   }
   HostOptions options(std::vector<std::pair<std::string, std::string>> env = {}) const {
     const char* path = std::getenv("PATH");

@@ -29,12 +29,6 @@ constexpr const char* kScript =
     "resource_notes() { echo notes; }\n"
     "helper() { :; }\n";
 
-std::string bash_path() {
-  for (const char* candidate : {"/usr/bin/bash", "/bin/bash"})
-    if (::access(candidate, X_OK) == 0) return candidate;
-  return "bash";
-}
-
 struct ProbeRun {
   int status = -1;  // the child's exit status; 3: no seccomp here
   std::string out;
@@ -49,7 +43,7 @@ constexpr off_t kCannotGrowPast = 90;
 
 // Runs the probe of `script` in a child, with fork() refused unless `may_fork`.
 ProbeRun run_probe(const std::string& script, Fd3 fd3, bool may_fork) {
-  const auto spec = make_probe_launch(bash_path(), script, std::chrono::seconds(10));
+  const auto spec = make_probe_launch("/bin/bash", script, std::chrono::seconds(10));
   std::vector<char*> argv;
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
