@@ -96,8 +96,8 @@ def classify(path, windows, host_pid, client_pid):
         pid = process_of.get(tid)
         if tid == host_pid:
             return "the host's loop"
-        if pid == host_pid:
-            return "another host thread (build, spawner, writer)"
+        if pid == host_pid:  # the host names its threads (mcpsh-reload, mcpsh-spawner, ...)
+            return "the host's thread %s" % names.get(tid, "?")
         if pid == client_pid:
             return "the client"
         return "another process (%s)" % names.get(tid, "?")

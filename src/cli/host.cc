@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
@@ -51,6 +52,10 @@ std::unique_ptr<reload::Reloader> start_reloading(Host& host, const Options& opt
   const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
   r.discovery.max_probes = std::clamp(cpus - 1, 1u, 4u);
   r.discovery.probe_niceness = 10;
+  // And they run in the idle class, which a request's thread preempts the moment it wakes
+  // (at nice +10 it may wait out the probe's slice: ADR 0023). A probe gets a second of it;
+  // past that the machine is busy, and the round's probes go back to nice +10.
+  r.discovery.probe_idle_for = std::chrono::seconds(1);
   r.resource_dirs = options.resource_dirs;
   r.page_size = options.page_size;
   auto reloader = std::make_unique<reload::Reloader>(host.io, host.runner, core, std::move(r), log);

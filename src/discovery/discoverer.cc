@@ -64,6 +64,7 @@ struct ScriptResult {
   std::string script;
   ProbeReport report;
   execution::Outcome outcome;
+  bool started_again = false;  // its probe waited out DiscoveryOptions::probe_idle_for
 };
 
 namespace {
@@ -77,6 +78,8 @@ bool file_size_unlimited() {
 // (options.max_probes == 0): all start at once. Otherwise at most that many run at once and
 // each start is a turn of the loop of its own: starting a process blocks the loop until it
 // has exec'ed, and requests served meanwhile wait for one start, not for all of them.
+// With options.probe_idle_for, probes start in the idle class until one of them times out
+// there: that one starts again in the normal class, and so does every later one.
 void probe_all(boost::asio::io_context& io, execution::Runner& runner,
                const std::vector<std::string>& scripts, const DiscoveryOptions& options,
                std::function<void(std::vector<ScriptResult>)> done) {
@@ -86,6 +89,8 @@ void probe_all(boost::asio::io_context& io, execution::Runner& runner,
     DiscoveryOptions options;
     std::vector<ScriptResult> results;
     std::size_t next = 0, running = 0, pending;
+    std::vector<std::size_t> again;  // stopped in the idle class, to start in the normal one
+    bool idle;                       // probes start in the idle class
     std::function<void(std::vector<ScriptResult>)> done;
 
     State(boost::asio::io_context& io, execution::Runner& runner, DiscoveryOptions options,
@@ -95,24 +100,46 @@ void probe_all(boost::asio::io_context& io, execution::Runner& runner,
           options(std::move(options)),
           results(std::move(results)),
           pending(this->results.size()),
+          idle(this->options.probe_idle_for.count() > 0 &&
+               this->options.probe_idle_for < this->options.probe_timeout),
           done(std::move(done)) {}
 
     bool may_start() const {
-      return next < results.size() && (options.max_probes == 0 || running < options.max_probes);
+      return (!again.empty() || next < results.size()) &&
+             (options.max_probes == 0 || running < options.max_probes);
     }
     void start_one() {
-      const std::size_t i = next++;
+      // A probe started again runs in the normal class; a new one where the round is.
+      const bool starting_again = !again.empty();
+      std::size_t i;
+      if (starting_again) {
+        i = again.back();
+        again.pop_back();
+      } else {
+        i = next++;
+      }
       ++running;
+      const bool in_idle_class = idle && !starting_again;
       execution::RunCallbacks callbacks;
-      callbacks.on_done = [self = shared_from_this(), i](execution::Outcome o) {
+      callbacks.on_done = [self = shared_from_this(), i, in_idle_class](execution::Outcome o) {
+        --self->running;
+        if (in_idle_class && o.ending == execution::Ending::kTimedOut) {
+          // Starved, most likely (or merely slow): the machine is busy, and the idle class
+          // would make every later probe of the round wait its time out too.
+          self->idle = false;
+          self->results[i].started_again = true;
+          self->again.push_back(i);
+          return self->start_later();
+        }
         self->results[i].report = parse_probe_report(o.stdout_head);
         self->results[i].outcome = std::move(o);
-        --self->running;
         if (--self->pending == 0) return self->done(std::move(self->results));
         self->start_later();
       };
-      auto spec = make_probe_launch(options.bash, results[i].script, options.probe_timeout);
+      auto spec = make_probe_launch(options.bash, results[i].script,
+                                    in_idle_class ? options.probe_idle_for : options.probe_timeout);
       spec.niceness = options.probe_niceness;
+      spec.idle_class = in_idle_class;
       // Where the probe writes the function names and reads them back (script_probe.cc);
       // without one (-1) it falls back to a command substitution. Not under a file-size
       // limit: a write past it fails (or kills the probe with SIGXFSZ) and a later, shorter
@@ -438,11 +465,14 @@ struct ProbeResults {
   Catalog catalog;  // the problems found before probing (paths that do not exist)
   std::vector<std::shared_ptr<const ScriptResult>> results;  // in the scripts' order
   std::size_t probed = 0;
+  std::size_t started_again = 0;
   // A plan's scripts (results[i] is null for those still to probe); empty once probed.
   std::vector<std::string> scripts;
 };
 
-ProbeCounts counts(const ProbeResults& probes) { return {probes.results.size(), probes.probed}; }
+ProbeCounts counts(const ProbeResults& probes) {
+  return {probes.results.size(), probes.probed, probes.started_again};
+}
 
 namespace {
 
@@ -504,8 +534,10 @@ void run_probes(boost::asio::io_context& io, execution::Runner& runner,
   probe_all(
       io, runner, to_probe, options,
       [plan, slots = std::move(slots), done = std::move(done)](std::vector<ScriptResult> results) {
-        for (std::size_t k = 0; k < results.size(); ++k)
+        for (std::size_t k = 0; k < results.size(); ++k) {
+          plan->started_again += results[k].started_again;
           plan->results[slots[k]] = std::make_shared<const ScriptResult>(std::move(results[k]));
+        }
         done(plan);
       });
 }

@@ -32,6 +32,12 @@ struct DiscoveryOptions {
   std::size_t max_probes = 0;
   // Added to the probes' nice value: a reload is background work (0 at start-up).
   int probe_niceness = 0;
+  // When above zero (a reload), each probe starts in the idle scheduling class, where it
+  // runs only on a CPU nothing else wants, and may wait this long there: one that has not
+  // ended by then is stopped and started again in the normal class (at probe_niceness,
+  // with the whole probe_timeout), and so are the round's probes not started yet, since
+  // the machine is busy. An unprivileged process cannot leave the idle class itself.
+  std::chrono::milliseconds probe_idle_for{0};
   // Every function's confinement starts from these (--sandbox, --env-allow/--env-deny);
   // a tool's @sandbox narrows the first, its @env widens the allow list of the second.
   // Probes run unconfined: they only source the script, as the operator could.
@@ -44,8 +50,9 @@ struct DiscoveryOptions {
 // changed). Immutable once probed; any thread may read it.
 struct ProbeResults;
 struct ProbeCounts {
-  std::size_t scripts = 0;  // the scripts the round covers
-  std::size_t probed = 0;   // how many of them it probed (the others kept their last result)
+  std::size_t scripts = 0;        // the scripts the round covers
+  std::size_t probed = 0;         // how many of them it probed (the others kept their last result)
+  std::size_t started_again = 0;  // probes stopped in the idle class and started again
 };
 ProbeCounts counts(const ProbeResults& probes);
 

@@ -53,6 +53,12 @@ struct LaunchSpec {
   // Added to the child's nice value (0..19): background work, such as a reload's probes,
   // yields the CPU to the host's loop and to the calls.
   int niceness = 0;
+  // Runs the child in the idle scheduling class (SCHED_IDLE): it gets a CPU only when no
+  // task of the normal class wants one, and such a task preempts it as soon as it wakes.
+  // An unprivileged process cannot leave that class again (RLIMIT_NICE), and on a busy
+  // machine the child may wait for a CPU indefinitely: a caller that needs it to end bounds
+  // it with the timeout and starts it again without (a reload's probes, discoverer.cc).
+  bool idle_class = false;
   // Which of the host's variables the child gets (`env` above is added after them), and
   // its sandbox: when set, the child runs confined (sandbox/sandbox.h) with a scratch
   // folder of its own as TMPDIR, removed once it has ended; a sandbox that cannot be

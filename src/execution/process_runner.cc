@@ -5,6 +5,7 @@
 #include "execution/process_runner.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -228,8 +229,10 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
       : io(context), hidden(hide_host(options)), sigchld(context, SIGCHLD), late_sweep(context) {
     become_child_subreaper();   // best effort: without it escapees are simply not found
     mark_all_close_on_exec(3);  // also done in each child (close_range), where supported
+    asio::post(janitor, [] { ::pthread_setname_np(::pthread_self(), "mcpsh-janitor"); });
     // The spawner's first job, before any spawn: it takes no signal from now on (see spawn).
     asio::post(spawner, [] {
+      ::pthread_setname_np(::pthread_self(), "mcpsh-spawner");  // as top -H and perf show it
       sigset_t all;
       ::sigfillset(&all);
       ::pthread_sigmask(SIG_BLOCK, &all, nullptr);
@@ -563,6 +566,7 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     plan.memory_bytes = spec.limits.memory_bytes;
     plan.drop_ptrace = hidden;
     plan.niceness = std::clamp(spec.niceness, 0, 19);
+    plan.idle_class = spec.idle_class;
     job->exe = spec.argv.at(0);
     job->args.assign(spec.argv.begin() + 1, spec.argv.end());
     job->env = spec.env;

@@ -1,5 +1,6 @@
 #include "reload/reloader.h"
 
+#include <pthread.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -58,12 +59,21 @@ std::string regression(const discovery::Catalog& next, const discovery::Catalog&
 }
 
 // Background work: the calling thread yields the CPU to the loop (Linux keeps a nice value
-// per thread). Best effort: at worst it competes as an equal.
-void lower_priority() {
+// per thread). Best effort: at worst it competes as an equal. Named as top -H and perf show it.
+void become_background() {
+  ::pthread_setname_np(::pthread_self(), "mcpsh-reload");
   const auto self = static_cast<id_t>(::gettid());
   errno = 0;
   const int current = ::getpriority(PRIO_PROCESS, self);
   if (errno == 0) ::setpriority(PRIO_PROCESS, self, std::min(current + kBuildNiceness, 19));
+}
+
+// The end of the log line of a reload whose probes left the idle class (a busy machine).
+std::string started_again(const discovery::ProbeCounts& round) {
+  if (round.started_again == 0) return "";
+  return "; " + std::to_string(round.started_again) +
+         (round.started_again == 1 ? " probe" : " probes") +
+         " did not end in the idle class and started again at nice +10";
 }
 
 }  // namespace
@@ -200,7 +210,7 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
       log.info("reload: probed " + std::to_string(round.probed) + " of " +
                std::to_string(round.scripts) + " scripts in " + in_ms(probed - began) +
                ", building " + in_ms(arrived - probed) + " off the loop, swap " +
-               in_ms(Clock::now() - arrived) + " on the loop");
+               in_ms(Clock::now() - arrived) + " on the loop" + started_again(round));
     }
     if (again) {
       again = false;
@@ -223,7 +233,7 @@ struct Reloader::Impl : std::enable_shared_from_this<Impl> {
     if (!background) {
       try {
         background.emplace(1);
-        asio::post(*background, lower_priority);
+        asio::post(*background, become_background);
       } catch (const std::exception& e) {  // boost::system::system_error, std::bad_alloc
         log.warning(std::string("reload: no background thread (") + e.what() +
                     "): this reload runs on the loop");

@@ -1,6 +1,7 @@
 #include "transport/line_reader.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -145,6 +146,7 @@ void LineReader::set_paused(bool paused) {
 void LineReader::start() {
   // The thread owns a reference to Shared, so it may outlive this object safely.
   std::thread([shared = shared_] {
+    ::pthread_setname_np(::pthread_self(), "mcpsh-reader");  // as top -H and perf show it
     LineFramer framer(shared->max_line);
     std::vector<char> buffer(1 << 16);
     auto deliver = [&](LineFramer::Event event) {

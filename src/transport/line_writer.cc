@@ -1,5 +1,6 @@
 #include "transport/line_writer.h"
 
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -143,7 +144,10 @@ LineWriter::LineWriter(int fd, Post post, WriterEvents events, std::size_t high_
   state_->high_water = high_water;
   state_->wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (state_->wake_fd < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
-  state_->thread = std::thread([s = state_.get()] { s->run(); });
+  state_->thread = std::thread([s = state_.get()] {
+    ::pthread_setname_np(::pthread_self(), "mcpsh-writer");  // as top -H and perf show it
+    s->run();
+  });
 }
 
 LineWriter::~LineWriter() {

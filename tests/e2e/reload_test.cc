@@ -8,9 +8,11 @@
 // line, a response) with a deadline of several seconds. "Exactly one" is proved by making
 // a second change afterwards and counting two.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -294,6 +296,38 @@ std::map<std::string, int> sourced_counts(const std::string& log) {
   return n;
 }
 
+// How many probes the host has stopped in the idle class and started again (each sources
+// its script once more): none, unless the machine was busy for a second during a probe.
+int started_again(const std::string& log) {
+  static const std::regex line("; ([0-9]+) probes? did not end in the idle class");
+  int n = 0;
+  for (std::sregex_iterator it(log.begin(), log.end(), line), end; it != end; ++it)
+    n += std::stoi((*it)[1]);
+  return n;
+}
+
+// The scripts were sourced as `expected` says, plus at most once more for each probe started
+// again (one stopped before it got a CPU sourced nothing).
+void expect_sourced(const std::string& log, const std::map<std::string, int>& expected,
+                    HostProcess& host) {
+  const auto actual = sourced_counts(log);
+  int total = 0, expected_total = 0;
+  for (const auto& [script, n] : actual) total += n;
+  for (const auto& [script, n] : expected) {
+    expected_total += n;
+    auto it = actual.find(script);
+    EXPECT_GE(it == actual.end() ? 0 : it->second, n) << script;
+  }
+  EXPECT_EQ(actual.size(), expected.size());
+  // The reload's log line may follow its notification by a moment.
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (total > expected_total + started_again(host.stderr_text()) &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_GE(total, expected_total);
+  EXPECT_LE(total, expected_total + started_again(host.stderr_text())) << host.stderr_text();
+}
+
 // An edit probes again only the scripts it touches: the script edited, or the script whose
 // functions a sourced file defines; a new script is probed, the others keep their last
 // probe. A script whose last probe failed is always probed again.
@@ -318,7 +352,7 @@ TEST(Reload, AChangeProbesOnlyTheScriptsItTouches) {
   folder.put("a.sh", counted("a", tool("ay") + tool("ay2")));
   ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
   EXPECT_EQ(tool_names(host, seen, "2"), (Names{"ay", "ay2", "bee", "cee"}));
-  EXPECT_EQ(sourced_counts(log), (Counts{{"a", 2}, {"b", 1}, {"c", 1}}));
+  expect_sourced(log, Counts{{"a", 2}, {"b", 1}, {"c", 1}}, host);
   EXPECT_TRUE(await_log(host, "reload: probed 1 of 3 scripts")) << host.stderr_text();
 
   // The file that defines c.sh's function changes: c.sh is probed again.
@@ -329,12 +363,12 @@ TEST(Reload, AChangeProbesOnlyTheScriptsItTouches) {
   }
   ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
   EXPECT_EQ(tool_names(host, seen, "3"), (Names{"ay", "ay2", "bee", "cee", "cee2"}));
-  EXPECT_EQ(sourced_counts(log), (Counts{{"a", 2}, {"b", 1}, {"c", 2}}));
+  expect_sourced(log, Counts{{"a", 2}, {"b", 1}, {"c", 2}}, host);
 
   // A new script: it alone is probed.
   folder.put("d.sh", counted("d", tool("dee")));
   ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
-  EXPECT_EQ(sourced_counts(log), (Counts{{"a", 2}, {"b", 1}, {"c", 2}, {"d", 1}}));
+  expect_sourced(log, Counts{{"a", 2}, {"b", 1}, {"c", 2}, {"d", 1}}, host);
   EXPECT_TRUE(await_log(host, "reload: probed 1 of 4 scripts")) << host.stderr_text();
 
   // A script that stops while sourced is not served; every later round probes it again
@@ -342,14 +376,146 @@ TEST(Reload, AChangeProbesOnlyTheScriptsItTouches) {
   const std::string gate = folder.scratch / "gate";
   folder.put("e.sh", counted("e", "[[ -e " + gate + " ]] || exit 3\n" + tool("ee")));
   ASSERT_TRUE(await_log(host, "keeping the catalog served so far")) << host.stderr_text();
-  EXPECT_EQ(sourced_counts(log)["e"], 1);
+  expect_sourced(log, Counts{{"a", 2}, {"b", 1}, {"c", 2}, {"d", 1}, {"e", 1}}, host);
   std::ofstream(gate) << "open";
   folder.put("b.sh", counted("b", tool("bee") + tool("bee2")));
   ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
   EXPECT_EQ(tool_names(host, seen, "4"),
             (Names{"ay", "ay2", "bee", "bee2", "cee", "cee2", "dee", "ee"}));
-  EXPECT_EQ(sourced_counts(log), (Counts{{"a", 2}, {"b", 2}, {"c", 2}, {"d", 1}, {"e", 2}}));
+  expect_sourced(log, Counts{{"a", 2}, {"b", 2}, {"c", 2}, {"d", 1}, {"e", 2}}, host);
   EXPECT_TRUE(await_log(host, "reload: probed 2 of 5 scripts")) << host.stderr_text();
+}
+
+// The scheduling of the shell that sources a script, as its top level appends it to `log`:
+// "policy nice" from /proc/$$/stat (fields 41 and 19; 5 is SCHED_IDLE). When the policy is
+// 5 and `idle_sleep` is set, the top level then sleeps that long: a probe that gets no CPU
+// in the idle class, as on a busy machine, without having to make the machine busy.
+std::string scheduling_logged(const std::string& log, const std::string& idle_sleep = "") {
+  std::string text = "read -ra f < /proc/$$/stat\necho \"${f[40]} ${f[18]}\" >> " + log + "\n";
+  if (!idle_sleep.empty()) text += "[[ ${f[40]} == 5 ]] && sleep " + idle_sleep + "\n";
+  return text;
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::vector<std::string> lines;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string own_nice_plus(int n) {
+  errno = 0;
+  const int nice = ::getpriority(PRIO_PROCESS, 0);
+  return std::to_string(std::min(nice + n, 19));
+}
+
+// A reload is background work: its probes run in the idle scheduling class at nice +10,
+// where any request's thread preempts them; start-up probes run as the host does. A probe
+// that does not end within a second in the idle class is stopped and started again in the
+// normal class, so that a busy machine delays a reload by that second, not indefinitely.
+TEST(Reload, ProbesRunInTheIdleClassAndOneThatGetsNoCpuStartsAgain) {
+  ServedFolder folder;
+  const std::string log = folder.scratch / "scheduling.log";
+  folder.put("a.sh", scheduling_logged(log) + tool("one"));
+  HostProcess host({"--warm", "0", folder.path()});
+  std::vector<std::string> seen;
+  initialize(host, seen);
+  ASSERT_EQ(tool_names(host, seen, "1"), (Names{"one"}));
+  ASSERT_EQ(lines_of(log), (Names{"0 " + own_nice_plus(0)}));
+
+  folder.put("a.sh", scheduling_logged(log) + tool("one") + tool("two"));
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+  EXPECT_EQ(tool_names(host, seen, "2"), (Names{"one", "two"}));
+  ASSERT_TRUE(await_log(host, " on the loop")) << host.stderr_text();
+  const std::string idle = "5 " + own_nice_plus(10), normal = "0 " + own_nice_plus(10);
+  // The reload's probe ran in the idle class at nice +10 (unless this machine was busy for
+  // a whole second: then it was started again in the normal class, and the log says so).
+  const int busy = started_again(host.stderr_text());
+  if (busy) {
+    EXPECT_EQ(lines_of(log).back(), normal) << host.stderr_text();
+  } else {
+    EXPECT_EQ(lines_of(log), (Names{"0 " + own_nice_plus(0), idle})) << host.stderr_text();
+  }
+
+  // The probe of this version sleeps in the idle class: it is stopped after a second and
+  // started again at nice +10 in the normal class, where it ends.
+  std::filesystem::remove(log);
+  folder.put("a.sh", scheduling_logged(log, "30") + tool("one") + tool("three"));
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+  EXPECT_EQ(tool_names(host, seen, "3"), (Names{"one", "three"}));
+  ASSERT_TRUE(await_log(host, " on the loop", 2)) << host.stderr_text();
+  EXPECT_EQ(started_again(host.stderr_text()), busy + 1) << host.stderr_text();
+  EXPECT_TRUE(await_log(host,
+                        "; 1 probe did not end in the idle class and started again at "
+                        "nice +10"))
+      << host.stderr_text();
+  // (A probe starved before its first line writes none.)
+  auto lines = lines_of(log);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back(), normal);
+  EXPECT_LE(lines.size(), 2u);
+  if (lines.size() == 2) {
+    EXPECT_EQ(lines.front(), idle);
+  }
+}
+
+// The host's threads carry names (top -H, ps -L, perf): the reload's background thread among
+// them once a reload has run.
+TEST(HostThreads, AreNamed) {
+  ServedFolder folder;
+  folder.put("a.sh", tool("one"));
+  HostProcess host({folder.path()});
+  std::vector<std::string> seen;
+  initialize(host, seen);
+  folder.put("a.sh", tool("one") + tool("two"));
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+  std::vector<std::string> names;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(host.pid()) + "/task")) {
+    std::string name;
+    std::getline(std::ifstream(task.path() / "comm"), name);
+    names.push_back(name);
+  }
+  for (const char* expected : {"mcpsh-reload", "mcpsh-spawner", "mcpsh-janitor", "mcpsh-writer"})
+    EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
+}
+
+// Once a probe of a round got no CPU in the idle class, the round's later probes start in
+// the normal class: the machine is busy, and each would wait its second. Where a reload
+// probes one script at a time (2 CPUs), the second script is never started in the idle class.
+TEST(Reload, AfterAProbeGotNoCpuTheRoundsOtherProbesSkipTheIdleClass) {
+  if (std::thread::hardware_concurrency() > 2)
+    GTEST_SKIP() << "a reload probes several scripts at once here";
+  ServedFolder folder;
+  const std::string log_a = folder.scratch / "a.log", log_b = folder.scratch / "b.log";
+  folder.put("a.sh", tool("ay"));
+  folder.put("b.sh", tool("bee"));
+  HostProcess host({"--warm", "0", folder.path()});
+  std::vector<std::string> seen;
+  initialize(host, seen);
+  ASSERT_EQ(tool_names(host, seen, "1"), (Names{"ay", "bee"}));
+
+  // Both renamed in at once, so that one reload probes both.
+  std::ofstream(folder.scratch / "staging/a.sh")
+      << scheduling_logged(log_a, "30") + tool("ay") + tool("ay2");
+  std::ofstream(folder.scratch / "staging/b.sh")
+      << scheduling_logged(log_b, "30") + tool("bee") + tool("bee2");
+  std::filesystem::rename(folder.scratch / "staging/a.sh", folder.file("a.sh"));
+  std::filesystem::rename(folder.scratch / "staging/b.sh", folder.file("b.sh"));
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+  EXPECT_EQ(tool_names(host, seen, "2"), (Names{"ay", "ay2", "bee", "bee2"}));
+  // One of them went first, in the idle class, and was started again; the other started in
+  // the normal class: one probe started again, not two. (A probe starved before its first
+  // line writes none.)
+  ASSERT_TRUE(await_log(host, " on the loop")) << host.stderr_text();
+  EXPECT_EQ(started_again(host.stderr_text()), 1) << host.stderr_text();
+  const std::string idle = "5 " + own_nice_plus(10), normal = "0 " + own_nice_plus(10);
+  auto a = lines_of(log_a), b = lines_of(log_b);
+  ASSERT_FALSE(a.empty() || b.empty());
+  EXPECT_EQ(a.back(), normal);
+  EXPECT_EQ(b.back(), normal);
+  EXPECT_LE(std::count(a.begin(), a.end(), idle) + std::count(b.begin(), b.end(), idle), 1);
+  EXPECT_EQ(a.size() + b.size(), std::size_t{2} + (a.front() == idle || b.front() == idle));
 }
 
 // ---- modern: subscriptions/listen ---------------------------------------------------------
