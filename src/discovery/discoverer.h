@@ -32,7 +32,8 @@ struct DiscoveryOptions {
   std::size_t max_probes = 0;
   // Added to the probes' nice value: a reload is background work (0 at start-up).
   int probe_niceness = 0;
-  // When above zero (a reload), each probe starts in the idle scheduling class, where it
+  // When above zero and below probe_timeout (a reload), each probe starts in the idle
+  // scheduling class (the spawner moves it there right after its exec), where it
   // runs only on a CPU nothing else wants, and may wait this long there: one that has not
   // ended by then is stopped and started again in the normal class (at probe_niceness,
   // with the whole probe_timeout), and so are the round's probes not started yet, since

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <linux/capability.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -191,11 +190,6 @@ void run_child_setup(const ChildPlan& plan) {
     // 20 - nice; raising nice needs no privilege.
     const long current = 20 - raw_syscall(SYS_getpriority, PRIO_PROCESS, 0);
     raw_syscall(SYS_setpriority, PRIO_PROCESS, 0, std::min<long>(current + plan.niceness, 19));
-  }
-  if (plan.idle_class) {
-    // Best effort too: the class is a courtesy, as the nice value is.
-    const sched_param param{};
-    raw_syscall(SYS_sched_setscheduler, 0, SCHED_IDLE, reinterpret_cast<long>(&param));
   }
   if (int step = sandbox::apply_in_child(plan.confinement)) fail(plan, kSandboxSteps + step, errno);
 }

@@ -39,8 +39,7 @@ struct ChildPlan {
   // even when the host is dumpable (the kernel also wants the opener's capabilities to
   // cover the target's): this goes with RunnerOptions::hide_host_from_tools.
   bool drop_ptrace = false;
-  int niceness = 0;         // added to the nice value (setpriority, best effort), when > 0
-  bool idle_class = false;  // SCHED_IDLE (sched_setscheduler, best effort)
+  int niceness = 0;  // added to the nice value (setpriority, best effort), when > 0
   // Applied last (no_new_privs, Landlock, seccomp), once nothing else needs a privilege.
   sandbox::ChildConfinement confinement;
 };

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -138,6 +139,7 @@ struct SpawnJob {
   std::string scratch;  // made for a sandboxed child; the run removes it when it ends
   std::string cookie;
   ChildSetup setup;
+  bool idle_class = false;  // LaunchSpec::idle_class: set by the spawner once the child exec'ed
   FdGuard c_null, c_out, c_err, c_report, c_payload, c_chan, c_extra;
   FdGuard report;  // read end of the child's set-up report (non-blocking)
   // The outcome: the leader's pid (recorded as unclaimed at the gate), or why there is none.
@@ -566,7 +568,7 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
     plan.memory_bytes = spec.limits.memory_bytes;
     plan.drop_ptrace = hidden;
     plan.niceness = std::clamp(spec.niceness, 0, 19);
-    plan.idle_class = spec.idle_class;
+    job->idle_class = spec.idle_class;
     job->exe = spec.argv.at(0);
     job->args.assign(spec.argv.begin() + 1, spec.argv.end());
     job->env = spec.env;
@@ -640,6 +642,13 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
       }
       job.pid = child.id();
       child.detach();  // we reap it ourselves (see reap_all)
+      if (job.idle_class) {
+        // Here, once it has exec'ed, and not in the child's set-up: a vfork child that waits
+        // for a CPU in the idle class before its exec would hold this thread, and with it
+        // every launch, as long. Best effort, as the nice value is (same user: no privilege).
+        const sched_param param{};
+        ::sched_setscheduler(job.pid, SCHED_IDLE, &param);
+      }
       gate.forked(held, job.pid);
     } catch (const std::exception& e) {
       job.error = job.exe + ": " + e.what();

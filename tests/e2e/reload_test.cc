@@ -387,11 +387,18 @@ TEST(Reload, AChangeProbesOnlyTheScriptsItTouches) {
 }
 
 // The scheduling of the shell that sources a script, as its top level appends it to `log`:
-// "policy nice" from /proc/$$/stat (fields 41 and 19; 5 is SCHED_IDLE). When the policy is
-// 5 and `idle_sleep` is set, the top level then sleeps that long: a probe that gets no CPU
-// in the idle class, as on a busy machine, without having to make the machine busy.
+// "policy nice" from /proc/$$/stat (fields 41 and 19; 5 is SCHED_IDLE). The host moves a
+// probe into the idle class right after its exec, which a busy machine can delay past the
+// top level's first line: the class is read until it is 5, for up to half a second. When
+// it is 5 and `idle_sleep` is set, the top level then sleeps that long: a probe that gets
+// no CPU in the idle class, as on a busy machine, without having to make the machine busy.
 std::string scheduling_logged(const std::string& log, const std::string& idle_sleep = "") {
-  std::string text = "read -ra f < /proc/$$/stat\necho \"${f[40]} ${f[18]}\" >> " + log + "\n";
+  std::string text =
+      "for _ in 1 2 3 4 5 6 7 8 9 10; do\n"
+      "  read -ra f < /proc/$$/stat; [[ ${f[40]} == 5 ]] && break; sleep 0.05\n"
+      "done\n"
+      "echo \"${f[40]} ${f[18]}\" >> " +
+      log + "\n";
   if (!idle_sleep.empty()) text += "[[ ${f[40]} == 5 ]] && sleep " + idle_sleep + "\n";
   return text;
 }
