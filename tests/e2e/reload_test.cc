@@ -296,8 +296,8 @@ std::map<std::string, int> sourced_counts(const std::string& log) {
   return n;
 }
 
-// How many probes the host has stopped in the idle class and started again (each sources
-// its script once more): none, unless the machine was busy for a second during a probe.
+// How many probes the host has stopped in the idle class and started again (each may have
+// sourced its script once more): none, unless the machine was busy for a second.
 int started_again(const std::string& log) {
   static const std::regex line("; ([0-9]+) probes? did not end in the idle class");
   int n = 0;
