@@ -58,6 +58,8 @@ std::unique_ptr<reload::Reloader> start_reloading(Host& host, const Options& opt
   r.discovery.probe_idle_for = std::chrono::seconds(1);
   r.resource_dirs = options.resource_dirs;
   r.page_size = options.page_size;
+  r.catalog_memo = host.catalog_memo;
+  r.offering_memo = host.offering_memo;
   auto reloader = std::make_unique<reload::Reloader>(host.io, host.runner, core, std::move(r), log);
   reloader->start(host.catalog, host.probes);
   return reloader;
@@ -68,8 +70,13 @@ std::optional<std::string> prepare_tools(Host& host, const Options& options,
   auto bash = find_bash();
   if (!bash) return "bash was not found in PATH";
   host.bash = *bash;
+  const bool serve = options.verb == Verb::kServe;
+  if (serve) {
+    host.catalog_memo = std::make_shared<discovery::CatalogMemo>();
+    host.offering_memo = std::make_shared<mcp::OfferingMemo>();
+  }
   host.catalog = discovery::discover(host.io, host.runner, discovery_options(options, host.bash),
-                                     options.verb == Verb::kServe ? &host.probes : nullptr);
+                                     serve ? &host.probes : nullptr, host.catalog_memo.get());
 
   execution::ExecutorOptions e;
   e.bash = host.bash;
@@ -92,7 +99,7 @@ std::optional<std::string> fatal_problems(const Host& host) {
 std::optional<std::string> prepare(Host& host, const Options& options, diagnostics::Log& log,
                                    mcp::Server::Send send, mcp::Server::Audit audit) {
   if (auto error = prepare_tools(host, options, log)) return error;
-  mcp::ServerOptions s = core_options(options);
+  mcp::ServerOptions s = core_options(options, &host);
   host.server = std::make_unique<mcp::Server>(host.io, host.catalog, *host.executor, s,
                                               std::move(send), log, std::move(audit));
   return fatal_problems(host);
@@ -113,7 +120,7 @@ std::string offer_summary(const discovery::Catalog& catalog) {
   return out;
 }
 
-mcp::CoreOptions core_options(const Options& options) {
+mcp::CoreOptions core_options(const Options& options, const Host* host) {
   mcp::CoreOptions o;
   o.limits = options.limits;
   o.max_concurrency = options.max_concurrency;
@@ -127,6 +134,7 @@ mcp::CoreOptions core_options(const Options& options) {
   o.task_after = options.task_after;
   o.task_ttl = options.task_ttl;
   o.max_tasks = options.max_tasks;
+  if (host) o.offering_memo = host->offering_memo;
   return o;
 }
 

@@ -26,6 +26,9 @@ struct Host {
   discovery::Catalog catalog;
   // What discovery's probes found, which a reload builds on (serve only).
   std::shared_ptr<const discovery::ProbeResults> probes;
+  // What the start-up build parsed and compiled, for a reload to reuse (serve only).
+  std::shared_ptr<discovery::CatalogMemo> catalog_memo;
+  std::shared_ptr<mcp::OfferingMemo> offering_memo;
   std::unique_ptr<execution::ToolExecutor> executor;  // before server: it must outlive it
   std::unique_ptr<mcp::Server> server;
   std::string bash;
@@ -59,8 +62,9 @@ struct Logs {
 // nullopt, after telling the user on stderr, when one of them cannot be opened.
 std::optional<Logs> open_logs(const Options& options);
 
-// The protocol core's settings from the command line, for stdio and HTTP alike.
-mcp::CoreOptions core_options(const Options& options);
+// The protocol core's settings from the command line, for stdio and HTTP alike; with `host`,
+// also the memo its first Offering fills for reloads.
+mcp::CoreOptions core_options(const Options& options, const Host* host = nullptr);
 
 // How long tools get to clean up when the host itself is told to stop (or --kill-grace,
 // when shorter), and how long the last responses then get: a client that stops us expects

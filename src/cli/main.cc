@@ -9,6 +9,7 @@
 
 #include "cli/options.h"
 #include "cli/verbs.h"
+#include "execution/thread_scheduling.h"
 #include "sandbox/confine_exec.h"
 
 int main(int argc, char** argv) {
@@ -40,6 +41,10 @@ int main(int argc, char** argv) {
     std::cout << "mcp-shell-host " << MCPSH_VERSION << "\n";
     return 0;
   }
+  // A request passes through this thread (the event loop) and the threads it makes for
+  // lines in and out: they run in short slices, to go first when a request wakes them
+  // (adr/0024). The threads that start processes and the reload's thread leave them again.
+  if (o.verb == Verb::kServe) mcpsh::execution::use_short_slices();
   int status = 0;
   switch (o.verb) {
     case Verb::kServe:

@@ -79,7 +79,7 @@ int serve_http(const Options& options) {
     if (audit) audit->write(r);
   };
   mcp::AsioWakeups wakeups(host.io);
-  mcp::ProtocolCore core(host.catalog, *host.executor, core_options(options), wakeups, *log,
+  mcp::ProtocolCore core(host.catalog, *host.executor, core_options(options, &host), wakeups, *log,
                          record);
   auto problems = host.catalog.problems;
   problems.insert(problems.end(), core.problems().begin(), core.problems().end());

@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
@@ -13,7 +14,9 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <utility>
 
+#include "discovery/comment_memo.h"
 #include "discovery/comment_metadata.h"
 #include "discovery/entry_metadata.h"
 #include "discovery/oldcore_files.h"
@@ -26,37 +29,45 @@ namespace mcpsh::discovery {
 namespace fs = std::filesystem;
 using Severity = Problem::Severity;
 
+namespace {
+// The file's identity when `path` is (or links to) a regular file.
+std::optional<std::pair<dev_t, ino_t>> regular_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  return std::pair{st.st_dev, st.st_ino};
+}
+}  // namespace
+
 std::vector<std::string> expand_paths(const std::vector<std::string>& paths,
                                       std::vector<Problem>& problems) {
+  // The same script named twice (directly, through its directory, or through a link) is
+  // one script: the same file, told by one stat each (not a realpath, a system call per
+  // component of the path). The first path given is kept: the script sees it in BASH_SOURCE.
   std::vector<std::string> scripts;
+  std::set<std::pair<dev_t, ino_t>> seen;
+  auto add = [&](std::string path, std::pair<dev_t, ino_t> id) {
+    if (seen.insert(id).second) scripts.push_back(std::move(path));
+  };
   for (const auto& given : paths) {
     std::error_code ec;
     fs::path p = fs::absolute(given, ec).lexically_normal();
     if (fs::is_directory(p, ec)) {
-      std::vector<std::string> found;
+      std::vector<std::pair<std::string, std::pair<dev_t, ino_t>>> found;
       for (const auto& entry : fs::directory_iterator(p, ec))
-        if (entry.path().extension() == ".sh" && fs::is_regular_file(entry.path(), ec))
-          found.push_back(entry.path().string());
+        if (entry.path().extension() == ".sh")
+          if (auto id = regular_file(entry.path().string()))
+            found.emplace_back(entry.path().string(), *id);
       std::sort(found.begin(), found.end());
       if (found.empty())
         problems.push_back({Severity::kWarning, given, "directory has no *.sh scripts"});
-      scripts.insert(scripts.end(), found.begin(), found.end());
-    } else if (fs::is_regular_file(p, ec)) {
-      scripts.push_back(p.string());
+      for (auto& [path, id] : found) add(std::move(path), id);
+    } else if (auto id = regular_file(p.string())) {
+      add(p.string(), *id);
     } else {
       problems.push_back({Severity::kError, given, "no such script or directory"});
     }
   }
-  // The same script named twice (directly, through its directory, or through a symlink) is
-  // one script. The first path given is kept: the script sees it in BASH_SOURCE.
-  std::vector<std::string> unique;
-  std::set<std::string> seen;
-  for (auto& s : scripts) {
-    std::error_code ec;
-    fs::path real = fs::canonical(s, ec);
-    if (seen.insert(ec ? s : real.string()).second) unique.push_back(s);
-  }
-  return unique;
+  return scripts;
 }
 
 // One script's probe (outside the anonymous namespace: ProbeResults holds them).
@@ -197,25 +208,6 @@ std::string probe_failure(const ScriptResult& r) {
          suffix;
 }
 
-class FileLines {
- public:
-  const std::vector<std::string>* get(const std::string& path) {
-    auto it = cache_.find(path);
-    if (it == cache_.end()) {
-      std::vector<std::string> lines;
-      if (auto text = read_text_file(path)) {
-        std::istringstream in(*text);
-        for (std::string l; std::getline(in, l);) lines.push_back(l);
-      }
-      it = cache_.emplace(path, std::move(lines)).first;
-    }
-    return &it->second;
-  }
-
- private:
-  std::map<std::string, std::vector<std::string>> cache_;
-};
-
 std::string resolve(const std::string& path) {
   std::error_code ec;
   return fs::absolute(path, ec).lexically_normal().string();
@@ -234,7 +226,7 @@ execution::Confinement confinement_for(const DiscoveryOptions& options,
 // blocks. A function whose metadata is broken is not served (its problems say why).
 template <typename Claim>
 void add_other_entries(Catalog& catalog, const std::vector<FunctionSite>& functions,
-                       const std::string& script, FileLines& files, Claim& claim,
+                       const std::string& script, CommentReader& comments, Claim& claim,
                        const DiscoveryOptions& options) {
   for (const auto& f : functions) {
     auto underscore = f.name.find('_');
@@ -248,28 +240,27 @@ void add_other_entries(Catalog& catalog, const std::vector<FunctionSite>& functi
            "function " + f.name + " is not served: " + kind + " names use only [A-Za-z0-9_.-]"});
       continue;
     }
-    const auto* lines = files.get(f.file);
     auto report = [&](const std::vector<std::string>& errors) {
       for (const auto& e : errors)
         catalog.problems.push_back({Severity::kError, f.file, kind + " " + name + ", " + e});
       return errors.empty();
     };
     if (kind == "resource") {
-      const std::string folder = fs::path(f.file).parent_path().string();
-      ResourceMetadata meta = resource_from_comments(name, *lines, f.line, folder);
+      const ResourceMetadata& meta = comments.resource(f, name);
       if (!report(meta.errors) || !claim(f.name, script)) continue;
-      meta.entry.script = script;
-      meta.entry.confinement = confinement_for(options, meta.sandbox, {});
-      for (auto& w : meta.entry.watch)
+      ResourceEntry entry = meta.entry;
+      entry.script = script;
+      entry.confinement = confinement_for(options, meta.sandbox, {});
+      for (auto& w : entry.watch)
         w = (fs::path(f.file).parent_path() / w).lexically_normal().string();
-      catalog.resources.push_back(std::move(meta.entry));
+      catalog.resources.push_back(std::move(entry));
     } else if (kind == "prompt") {
-      PromptMetadata meta =
-          prompt_from_comments(name, *lines, f.line, fs::path(f.file).parent_path().string());
+      const PromptMetadata& meta = comments.prompt(f, name);
       if (!report(meta.errors) || !claim(f.name, script)) continue;
-      meta.entry.script = script;
-      meta.entry.confinement = confinement_for(options, meta.sandbox, {});
-      catalog.prompts.push_back(std::move(meta.entry));
+      PromptEntry entry = meta.entry;
+      entry.script = script;
+      entry.confinement = confinement_for(options, meta.sandbox, {});
+      catalog.prompts.push_back(std::move(entry));
     } else if (kind == "complete") {
       if (claim(f.name, script))
         catalog.completers.push_back({name, script, confinement_for(options, std::nullopt, {})});
@@ -283,8 +274,8 @@ namespace {
 
 Catalog build_catalog(Catalog catalog,
                       const std::vector<std::shared_ptr<const ScriptResult>>& results,
-                      const DiscoveryOptions& options) {
-  FileLines files;
+                      const DiscoveryOptions& options, CatalogMemo* memo) {
+  CommentReader comments(memo);
 
   // Who defines each tool name first, to report duplicates naming both files.
   std::map<std::string, std::string> defined_by;
@@ -323,6 +314,7 @@ Catalog build_catalog(Catalog catalog,
       catalog.failed_scripts.push_back(r.script);
       continue;
     }
+    comments.script(result);
     for (const auto& line : r.report.malformed)
       catalog.problems.push_back({Severity::kError, r.script,
                                   "the probe could not tell where a function is defined: " + line});
@@ -395,9 +387,7 @@ Catalog build_catalog(Catalog catalog,
         if (f.name.rfind("tool_", 0) != 0) continue;
         std::string name = f.name.substr(5);
         if (!by_tool.count(name)) continue;
-        const auto* lines = files.get(f.file);
-        CommentMetadata meta =
-            metadata_from_comments(name, *lines, f.line, fs::path(f.file).parent_path().string());
+        const CommentMetadata& meta = comments.tool(f, name);
         for (const auto& e : meta.errors)
           catalog.problems.push_back({Severity::kError, f.file, "tool " + name + ", " + e});
         if (!meta.errors.empty()) continue;  // never serve a tool whose metadata is broken
@@ -408,7 +398,7 @@ Catalog build_catalog(Catalog catalog,
       }
     }
 
-    add_other_entries(catalog, functions, r.script, files, claim_other, options);
+    add_other_entries(catalog, functions, r.script, comments, claim_other, options);
 
     if (!catalog.profile) {
       std::string config = options.config_file.value_or(r.report.config_file);
@@ -488,7 +478,7 @@ std::string absolute_path(const std::string& path) {
 bool still_valid(const ScriptResult& before, const std::set<std::string>& changed) {
   if (!before.report.completed || changed.count(before.script)) return false;
   for (const auto& f : before.report.functions)
-    if (changed.count(absolute_path(f.file))) return false;
+    if (f.file != before.script && changed.count(absolute_path(f.file))) return false;
   return true;
 }
 
@@ -549,17 +539,19 @@ void probe_scripts(boost::asio::io_context& io, execution::Runner& runner,
   run_probes(io, runner, options, plan_probes(options, previous.get(), changed), std::move(done));
 }
 
-Catalog catalog_from_probes(const ProbeResults& probes, const DiscoveryOptions& options) {
-  return build_catalog(probes.catalog, probes.results, options);
+Catalog catalog_from_probes(const ProbeResults& probes, const DiscoveryOptions& options,
+                            CatalogMemo* memo) {
+  return build_catalog(probes.catalog, probes.results, options, memo);
 }
 
 Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
-                 const DiscoveryOptions& options, std::shared_ptr<const ProbeResults>* probes) {
+                 const DiscoveryOptions& options, std::shared_ptr<const ProbeResults>* probes,
+                 CatalogMemo* memo) {
   std::shared_ptr<const ProbeResults> found;
   probe_scripts(io, runner, options, nullptr, {},
                 [&found](std::shared_ptr<const ProbeResults> p) { found = std::move(p); });
   while (!found) io.run_one();
-  Catalog catalog = catalog_from_probes(*found, options);
+  Catalog catalog = catalog_from_probes(*found, options, memo);
   if (probes) *probes = std::move(found);
   return catalog;
 }

@@ -2,6 +2,7 @@
 // Builds the Catalog from the command line's scripts and directories: probes every script
 // concurrently, then reads metadata (tools files, comment blocks, config file).
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -82,18 +83,40 @@ void probe_scripts(boost::asio::io_context& io, execution::Runner& runner,
                    const DiscoveryOptions& options, std::shared_ptr<const ProbeResults> previous,
                    const std::vector<std::string>& changed,
                    std::function<void(std::shared_ptr<const ProbeResults>)> done);
+// What a catalog build parsed of the scripts' comment blocks, for the next build to reuse
+// for each script whose probe result the next round reuses (unchanged files: adr/0024).
+// Tools files and config files are read again by every build. One build at a time.
+class CatalogMemo {
+ public:
+  CatalogMemo();
+  ~CatalogMemo();
+  CatalogMemo(const CatalogMemo&) = delete;
+  CatalogMemo& operator=(const CatalogMemo&) = delete;
+  // Comment blocks the last build parsed, and those it took from the build before it.
+  std::size_t parsed() const;
+  std::size_t reused() const;
+
+  struct State;  // comment_memo.h
+  std::unique_ptr<State> state;
+};
+
 // The catalog from what the probes found: pure (reads the scripts' comments, tools files
-// and config file), any thread.
-Catalog catalog_from_probes(const ProbeResults& probes, const DiscoveryOptions& options);
+// and config file), any thread. With `memo`, the comment blocks it parsed last time for a
+// script whose probe result is the same object are not read again, and it keeps this
+// build's for the next.
+Catalog catalog_from_probes(const ProbeResults& probes, const DiscoveryOptions& options,
+                            CatalogMemo* memo = nullptr);
 
 // Probes every script and builds the catalog, running `io` until it is done (start-up and
-// the one-shot verbs). `probes`, when given, receives what the probes found, for a later
-// round to build on.
+// the one-shot verbs). `probes`, when given, receives what the probes found, and `memo`
+// what the build parsed, for a later round to build on.
 Catalog discover(boost::asio::io_context& io, execution::Runner& runner,
                  const DiscoveryOptions& options,
-                 std::shared_ptr<const ProbeResults>* probes = nullptr);
+                 std::shared_ptr<const ProbeResults>* probes = nullptr,
+                 CatalogMemo* memo = nullptr);
 
-// Directories expand to their *.sh files (sorted); paths become absolute.
+// Directories expand to their *.sh files (sorted); paths become absolute; a file named twice
+// (directly, through its directory, a symbolic or a hard link) is listed once, first as named.
 std::vector<std::string> expand_paths(const std::vector<std::string>& paths,
                                       std::vector<Problem>& problems);
 

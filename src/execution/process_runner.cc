@@ -41,6 +41,7 @@
 #include "execution/fd_guard.h"
 #include "execution/spawn_gate.h"
 #include "execution/stream_collectors.h"
+#include "execution/thread_scheduling.h"
 #include "execution/watchdog.h"
 #include "sandbox/sandbox.h"
 
@@ -231,10 +232,16 @@ struct ProcessRunner::Impl : std::enable_shared_from_this<ProcessRunner::Impl> {
       : io(context), hidden(hide_host(options)), sigchld(context, SIGCHLD), late_sweep(context) {
     become_child_subreaper();   // best effort: without it escapees are simply not found
     mark_all_close_on_exec(3);  // also done in each child (close_range), where supported
-    asio::post(janitor, [] { ::pthread_setname_np(::pthread_self(), "mcpsh-janitor"); });
+    // Both threads run in the kernel's default slices, not the loop's short ones (adr/0024):
+    // the processes the spawner starts inherit its attributes, and compete as any process.
+    asio::post(janitor, [] {
+      ::pthread_setname_np(::pthread_self(), "mcpsh-janitor");
+      use_default_slices();
+    });
     // The spawner's first job, before any spawn: it takes no signal from now on (see spawn).
     asio::post(spawner, [] {
       ::pthread_setname_np(::pthread_self(), "mcpsh-spawner");  // as top -H and perf show it
+      use_default_slices();
       sigset_t all;
       ::sigfillset(&all);
       ::pthread_sigmask(SIG_BLOCK, &all, nullptr);

@@ -12,9 +12,9 @@ bool has_task_tools(const discovery::Catalog& catalog) {
 }  // namespace
 
 Offering::Offering(const discovery::Catalog& catalog, const std::vector<std::string>& resource_dirs,
-                   bool live, std::size_t page_size)
-    : tools(catalog, problems),
-      resources(catalog, resource_dirs, problems),
+                   bool live, std::size_t page_size, OfferingMemo* memo)
+    : tools(catalog, problems, memo ? &memo->tools : nullptr),
+      resources(catalog, resource_dirs, problems, memo ? &memo->templates : nullptr),
       prompts(catalog),
       profile(catalog.profile, Offers{!resources.empty(), !prompts.empty(),
                                       prompts.has_completers(), live, has_task_tools(catalog)}),
@@ -31,6 +31,10 @@ Offering::Offering(const discovery::Catalog& catalog, const std::vector<std::str
     if (entry.implemented &&
         std::find(warm_targets.begin(), warm_targets.end(), target) == warm_targets.end())
       warm_targets.push_back(std::move(target));
+  }
+  if (memo) {
+    memo->tools.sweep();
+    memo->templates.sweep();
   }
 }
 

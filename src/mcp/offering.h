@@ -15,16 +15,25 @@
 #include "mcp/prompt_registry.h"
 #include "mcp/resource_registry.h"
 #include "mcp/server_profile.h"
+#include "mcp/text_memo.h"
 #include "mcp/tool_registry.h"
 
 namespace mcpsh::mcp {
 
+// What building an Offering compiled, for the next one, built from a catalog that mostly
+// repeats it (a reload): tool definitions and URI templates, by their text (adr/0024). One
+// build at a time; each build drops what it did not use.
+struct OfferingMemo {
+  TextMemo<CompiledTool> tools;
+  TextMemo<ResourceRegistry::ParsedTemplate> templates;
+};
+
 class Offering {
  public:
   // `live`: the catalog is watched and reloaded, so list changes are announced (the
-  // listChanged and subscribe capabilities say so).
+  // listChanged and subscribe capabilities say so). `memo`: what earlier builds compiled.
   Offering(const discovery::Catalog& catalog, const std::vector<std::string>& resource_dirs,
-           bool live, std::size_t page_size = kDefaultPageSize);
+           bool live, std::size_t page_size = kDefaultPageSize, OfferingMemo* memo = nullptr);
 
   static constexpr std::size_t kDefaultPageSize = 100;
 

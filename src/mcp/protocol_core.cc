@@ -29,7 +29,7 @@ ProtocolCore::ProtocolCore(const discovery::Catalog& catalog, execution::CallRun
       log_(log),
       audit_(std::move(audit)),
       offering_(std::make_shared<Offering>(catalog, options_.resource_dirs, options_.live,
-                                           options_.page_size)),
+                                           options_.page_size, options_.offering_memo.get())),
       notifier_(log),
       tasks_(options_.max_tasks, options_.task_ttl),
       // The hooks reach this core; they live in the scheduler's state, which this core

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -64,6 +65,8 @@ struct CoreOptions {
   std::chrono::milliseconds task_ttl{std::chrono::hours(1)};
   std::size_t max_tasks = 1000;
   std::chrono::milliseconds task_poll{500};
+  // Keeps what building the first Offering compiled, for a reload to reuse (null: not kept).
+  std::shared_ptr<OfferingMemo> offering_memo;
 };
 
 // What handle() did with a line, for transports that answer every message (HTTP: 202 for

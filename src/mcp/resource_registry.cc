@@ -42,21 +42,27 @@ std::string dir_template_json(const resources::ResourceDir& dir) {
 
 ResourceRegistry::ResourceRegistry(const discovery::Catalog& catalog,
                                    const std::vector<std::string>& dirs,
-                                   std::vector<discovery::Problem>& problems) {
+                                   std::vector<discovery::Problem>& problems,
+                                   TextMemo<ParsedTemplate>* memo) {
   using Severity = discovery::Problem::Severity;
   resources_json_ = "[";
   templates_json_ = "[";
   for (const auto& entry : catalog.resources) {
     RegisteredResource r{entry, std::nullopt};
     if (entry.is_template) {
-      auto parsed = resources::UriTemplate::parse(entry.uri);
-      if (auto* error = std::get_if<std::string>(&parsed)) {
+      auto parse = [](const std::string& text) -> ParsedTemplate {
+        return resources::UriTemplate::parse(text);
+      };
+      std::optional<ParsedTemplate> made;
+      const ParsedTemplate& parsed =
+          memo ? memo->get(entry.uri, parse) : made.emplace(parse(entry.uri));
+      if (const auto* error = std::get_if<std::string>(&parsed)) {
         problems.push_back({Severity::kError, "resource_" + entry.name,
                             "resource \"" + entry.name + "\" has an invalid URI template \"" +
                                 entry.uri + "\": " + *error + "; the resource is not served"});
         continue;
       }
-      r.uri_template = std::get<resources::UriTemplate>(std::move(parsed));
+      r.uri_template = std::get<resources::UriTemplate>(parsed);
       append(templates_json_, entry.definition_json);
     } else {
       if (fixed_.count(entry.uri)) {

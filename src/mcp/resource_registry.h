@@ -11,9 +11,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "discovery/catalog.h"
+#include "mcp/text_memo.h"
 #include "resources/resource_dir.h"
 #include "resources/uri_template.h"
 
@@ -33,9 +35,14 @@ struct ResourceTarget {
 
 class ResourceRegistry {
  public:
-  // Appends problems (invalid templates, repeated URIs, unreadable directories).
+  // What a URI template's text parses to (or why it does not).
+  using ParsedTemplate = std::variant<resources::UriTemplate, std::string>;
+
+  // Appends problems (invalid templates, repeated URIs, unreadable directories). With
+  // `memo`, a template parsed by an earlier registry is not parsed again.
   ResourceRegistry(const discovery::Catalog& catalog, const std::vector<std::string>& dirs,
-                   std::vector<discovery::Problem>& problems);
+                   std::vector<discovery::Problem>& problems,
+                   TextMemo<ParsedTemplate>* memo = nullptr);
 
   bool empty() const { return resources_.empty() && dirs_.empty(); }
   std::optional<ResourceTarget> resolve(const std::string& uri) const;

@@ -7,47 +7,51 @@
 
 namespace mcpsh::mcp {
 
+CompiledTool compile_tool(const std::string& definition_json) {
+  CompiledTool tool;
+  rapidjson::Document def;
+  def.Parse(definition_json.c_str(), definition_json.size());
+  if (def.HasParseError() || !def.IsObject()) return tool;
+  for (const char* key : {"inputSchema", "outputSchema"}) {
+    auto it = def.FindMember(key);
+    if (it == def.MemberEnd()) continue;
+    auto compiled = schema::CompiledSchema::compile(it->value);
+    if (auto* error = std::get_if<std::string>(&compiled)) {
+      tool.error = std::string("has an invalid ") + key + ": " + *error;
+      return tool;
+    }
+    (std::string_view(key) == "inputSchema" ? tool.input : tool.output) =
+        std::get<schema::CompiledSchema>(std::move(compiled));
+  }
+  if (auto input = def.FindMember("inputSchema"); input != def.MemberEnd()) {
+    auto params = read_header_params(input->value);
+    if (auto* error = std::get_if<std::string>(&params)) {
+      tool.error = "has an invalid inputSchema: " + *error;
+      return tool;
+    }
+    tool.header_params = std::get<std::vector<HeaderParam>>(std::move(params));
+  }
+  tool.ok = true;
+  return tool;
+}
+
 ToolRegistry::ToolRegistry(const discovery::Catalog& catalog,
-                           std::vector<discovery::Problem>& problems) {
+                           std::vector<discovery::Problem>& problems,
+                           TextMemo<CompiledTool>* memo) {
   tools_json_ = "[";
   for (const auto& entry : catalog.tools) {
-    rapidjson::Document def;
-    def.Parse(entry.definition_json.c_str(), entry.definition_json.size());
-    RegisteredTool tool{entry, std::nullopt, std::nullopt};
-    bool ok = !def.HasParseError() && def.IsObject();
-    for (const char* key : {"inputSchema", "outputSchema"}) {
-      if (!ok) break;
-      auto it = def.FindMember(key);
-      if (it == def.MemberEnd()) continue;
-      auto compiled = schema::CompiledSchema::compile(it->value);
-      if (auto* error = std::get_if<std::string>(&compiled)) {
-        problems.push_back({discovery::Problem::Severity::kError, entry.name,
-                            "tool \"" + entry.name + "\" has an invalid " + key + ": " + *error +
-                                "; the tool is not served"});
-        ok = false;
-        break;
-      }
-      (std::string_view(key) == "inputSchema" ? tool.input : tool.output) =
-          std::get<schema::CompiledSchema>(std::move(compiled));
-    }
-    if (ok) {
-      if (auto input = def.FindMember("inputSchema"); input != def.MemberEnd()) {
-        auto params = read_header_params(input->value);
-        if (auto* error = std::get_if<std::string>(&params)) {
-          problems.push_back({discovery::Problem::Severity::kError, entry.name,
-                              "tool \"" + entry.name + "\" has an invalid inputSchema: " + *error +
-                                  "; the tool is not served"});
-          ok = false;
-        } else {
-          tool.header_params = std::get<std::vector<HeaderParam>>(std::move(params));
-        }
-      }
-    }
-    if (!ok) continue;
+    std::optional<CompiledTool> made;
+    const CompiledTool& compiled = memo ? memo->get(entry.definition_json, compile_tool)
+                                        : made.emplace(compile_tool(entry.definition_json));
+    if (!compiled.error.empty())
+      problems.push_back(
+          {discovery::Problem::Severity::kError, entry.name,
+           "tool \"" + entry.name + "\" " + compiled.error + "; the tool is not served"});
+    if (!compiled.ok) continue;
     if (tools_.size() > 0) tools_json_ += ',';
     tools_json_ += entry.definition_json;
     index_.emplace(entry.name, tools_.size());
-    tools_.push_back(std::move(tool));
+    tools_.push_back({entry, compiled.input, compiled.output, compiled.header_params});
   }
   tools_json_ += ']';
 }

@@ -11,10 +11,22 @@
 #include <vector>
 
 #include "discovery/catalog.h"
+#include "mcp/text_memo.h"
 #include "mcp/x_mcp_header.h"
 #include "schema/json_schema.h"
 
 namespace mcpsh::mcp {
+
+// What a tool's definition compiles to: its schemas and x-mcp-header parameters, or why
+// the tool cannot be served.
+struct CompiledTool {
+  bool ok = false;
+  std::string error;  // "has an invalid inputSchema: ..." (may be empty when !ok)
+  std::optional<schema::CompiledSchema> input;
+  std::optional<schema::CompiledSchema> output;
+  std::vector<HeaderParam> header_params;
+};
+CompiledTool compile_tool(const std::string& definition_json);
 
 struct RegisteredTool {
   discovery::ToolEntry entry;
@@ -25,8 +37,10 @@ struct RegisteredTool {
 
 class ToolRegistry {
  public:
-  // Appends schema problems to `problems`.
-  ToolRegistry(const discovery::Catalog& catalog, std::vector<discovery::Problem>& problems);
+  // Appends schema problems to `problems`. With `memo`, a definition compiled by an earlier
+  // registry is not compiled again.
+  ToolRegistry(const discovery::Catalog& catalog, std::vector<discovery::Problem>& problems,
+               TextMemo<CompiledTool>* memo = nullptr);
 
   const RegisteredTool* find(std::string_view name) const;
   // "[{tool},...]" in list order.

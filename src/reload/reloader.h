@@ -44,6 +44,11 @@ struct ReloadOptions {
   // Whether the offerings built tell clients of changes (listChanged, subscribe): what the
   // first one said (ProtocolCore's CoreOptions::live), so that a reload never changes it.
   bool live = true;
+  // What the start-up build parsed and compiled (null: nothing), which every reload's build
+  // then reuses and renews for what did not change (adr/0024). From here on only the
+  // reloader's background thread uses them.
+  std::shared_ptr<discovery::CatalogMemo> catalog_memo;
+  std::shared_ptr<mcp::OfferingMemo> offering_memo;
 };
 
 class Reloader {

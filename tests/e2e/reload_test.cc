@@ -9,16 +9,20 @@
 // a second change afterwards and counting two.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include "e2e_helpers.h"
@@ -386,6 +390,53 @@ TEST(Reload, AChangeProbesOnlyTheScriptsItTouches) {
   EXPECT_TRUE(await_log(host, "reload: probed 2 of 5 scripts")) << host.stderr_text();
 }
 
+// A reload parses again only the comment blocks of the scripts it probed again (adr/0024):
+// the others' probes are the same, so are their files, so is their metadata. What changed
+// is parsed again: an edited description is served, from the script or from the library
+// that defines the function; the log line counts what was reused.
+TEST(Reload, AReloadParsesOnlyTheCommentsOfTheScriptsItProbed) {
+  ServedFolder folder;
+  const std::string lib = folder.scratch / "lib.sh";
+  std::ofstream(lib) << tool("cee");
+  folder.put("a.sh", tool("ay") + prompt("pa"));
+  folder.put("b.sh", tool("bee"));
+  folder.put("c.sh", "source " + lib + "\n");
+  HostProcess host({folder.path()});
+  std::vector<std::string> seen;
+  initialize(host, seen);
+  ASSERT_EQ(tool_names(host, seen, "1"), (Names{"ay", "bee", "cee"}));
+  auto description = [&](const std::string& id, const std::string& name) {
+    auto d = ask(host, legacy_request(id, "tools/list"), id, seen);
+    if (!d.IsObject() || !d.HasMember("result")) return std::string("<no result>");
+    for (const auto& t : d["result"]["tools"].GetArray())
+      if (t["name"].GetString() == name && t.HasMember("description"))
+        return std::string(t["description"].GetString());
+    return std::string("<none>");
+  };
+  ASSERT_EQ(description("2", "ay"), "The ay tool.");
+
+  // Only a.sh's comment changes: its two blocks are parsed again, the other two reused;
+  // one tool definition is new.
+  folder.put("a.sh", "# The ay tool, edited.\ntool_ay() { echo ok; }\n" + prompt("pa"));
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+  EXPECT_EQ(description("3", "ay"), "The ay tool, edited.");
+  EXPECT_EQ(description("4", "cee"), "The cee tool.");
+  EXPECT_TRUE(await_log(host, "reused 2 of 4 comment blocks and 2 of 3 tool definitions"))
+      << host.stderr_text();
+
+  // The library's comment changes: c.sh is probed again and cee's block parsed again.
+  {
+    const std::string staged = folder.scratch / "staging/lib.sh";
+    std::ofstream(staged) << "# The cee tool, edited.\ntool_cee() { echo ok; }\n";
+    std::filesystem::rename(staged, lib);
+  }
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+  EXPECT_EQ(description("5", "cee"), "The cee tool, edited.");
+  EXPECT_EQ(description("6", "ay"), "The ay tool, edited.");
+  EXPECT_TRUE(await_log(host, "reused 3 of 4 comment blocks and 2 of 3 tool definitions"))
+      << host.stderr_text();
+}
+
 // The scheduling of the shell that sources a script, as its top level appends it to `log`:
 // "policy nice" from /proc/$$/stat (fields 41 and 19; 5 is SCHED_IDLE). The host moves a
 // probe into the idle class right after its exec, which a busy machine can delay past the
@@ -485,6 +536,84 @@ TEST(HostThreads, AreNamed) {
   }
   for (const char* expected : {"mcpsh-reload", "mcpsh-spawner", "mcpsh-janitor", "mcpsh-writer"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
+}
+
+// The fields of a thread's /proc/.../sched ("policy", "se.slice"), when the kernel has it
+// (CONFIG_SCHED_DEBUG).
+std::map<std::string, std::string> sched_fields(const std::string& path) {
+  std::map<std::string, std::string> fields;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    std::string key, colon, value;
+    if (words >> key >> colon >> value && colon == ":") fields[key] = value;
+  }
+  return fields;
+}
+
+// Whether this kernel keeps a thread's own slice (EEVDF custom slices, Linux 6.12): tried on
+// a thread of the test's own, which ends afterwards.
+bool kernel_takes_custom_slices() {
+  bool takes = false;
+  std::thread([&] {
+    struct {
+      std::uint32_t size, policy;
+      std::uint64_t flags;
+      std::int32_t nice;
+      std::uint32_t priority;
+      std::uint64_t runtime, deadline, period;
+    } attr{};
+    if (::syscall(SYS_sched_getattr, 0, &attr, sizeof attr, 0) != 0) return;
+    attr.size = sizeof attr;
+    attr.flags = 0x08;  // SCHED_FLAG_KEEP_POLICY
+    attr.runtime = 100000;
+    if (::syscall(SYS_sched_setattr, 0, &attr, 0) != 0) return;
+    takes = sched_fields("/proc/self/task/" + std::to_string(::gettid()) + "/sched")["se.slice"] ==
+            "100000";
+  }).join();
+  return takes;
+}
+
+// A request's threads go first: the loop (the main thread) and the writer run in 0.1 ms
+// slices; the threads that start processes keep the default, and so do the processes they
+// start (a tool reads its own); the reload's thread has the default slice too, in the
+// normal class at nice +10 (adr/0024).
+TEST(HostThreads, RequestsGoFirstInShortSlices) {
+  const auto own = sched_fields("/proc/self/sched");
+  if (!own.count("se.slice")) GTEST_SKIP() << "no /proc/self/sched (CONFIG_SCHED_DEBUG)";
+  ServedFolder folder;
+  folder.put("a.sh", tool("sched", "grep -E '^(policy|se[.]slice) ' /proc/$$/sched"));
+  HostProcess host({folder.path()});
+  std::vector<std::string> seen;
+  initialize(host, seen);
+  folder.put("a.sh", tool("sched", "grep -E '^(policy|se[.]slice) ' /proc/$$/sched") + tool("two"));
+  ASSERT_TRUE(await_notification(host, kToolsChanged, seen)) << host.stderr_text();
+
+  std::map<std::string, std::map<std::string, std::string>> threads;  // by name
+  const std::string proc = "/proc/" + std::to_string(host.pid());
+  for (const auto& task : std::filesystem::directory_iterator(proc + "/task")) {
+    std::string name;
+    std::getline(std::ifstream(task.path() / "comm"), name);
+    threads[name] = sched_fields(task.path() / "sched");
+  }
+  for (const char* name : {"mcpsh-reload", "mcpsh-spawner", "mcpsh-janitor", "mcpsh-writer"})
+    EXPECT_EQ(threads[name]["policy"], "0") << name;
+
+  auto call =
+      ask(host, legacy_request("2", "tools/call", R"({"name":"sched","arguments":{}})"), "2", seen);
+  const std::string tool_sched = result_text(call);
+  EXPECT_NE(tool_sched.find("policy"), std::string::npos) << tool_sched;
+  if (!kernel_takes_custom_slices()) GTEST_SKIP() << "this kernel has no custom slices";
+  const auto main_thread = sched_fields(proc + "/task/" + std::to_string(host.pid()) + "/sched");
+  EXPECT_EQ(main_thread.at("se.slice"), "100000");
+  EXPECT_EQ(threads["mcpsh-writer"]["se.slice"], "100000");
+  for (const char* name : {"mcpsh-spawner", "mcpsh-janitor", "mcpsh-reload"})
+    EXPECT_EQ(threads[name]["se.slice"], own.at("se.slice")) << name;
+  std::istringstream lines(tool_sched);
+  std::map<std::string, std::string> tool_fields;
+  for (std::string key, colon, value; lines >> key >> colon >> value;) tool_fields[key] = value;
+  EXPECT_EQ(tool_fields["se.slice"], own.at("se.slice")) << tool_sched;
+  EXPECT_EQ(tool_fields["policy"], "0") << tool_sched;
 }
 
 // Once a probe of a round got no CPU in the idle class, the round's later probes start in
