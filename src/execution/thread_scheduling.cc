@@ -9,7 +9,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
-#include <mutex>
 
 namespace mcpsh::execution {
 

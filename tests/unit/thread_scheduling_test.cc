@@ -67,7 +67,12 @@ TEST(YieldingScope, YieldsAreCountedPerThread) {
     paced = spin_until_yields(20, std::chrono::seconds(10));
     if (!YieldingScope::yielding_on_this_thread()) paced = 20;  // a busy machine: not this test's
   });
-  std::thread bystander([&] { other = spin_until_yields(1, std::chrono::milliseconds(100)); });
+  std::thread bystander([&] {  // busy as long, without a scope of its own
+    const auto until = Clock::now() + std::chrono::milliseconds(100);
+    while (Clock::now() < until) {
+    }
+    other = YieldingScope::yields_on_this_thread();
+  });
   worker.join();
   bystander.join();
   EXPECT_GE(paced, 20u);
