@@ -210,7 +210,10 @@ class ReloadBench:
                                    "slowest_to_list_changed_ms": (changed - t1) / 1e6,
                                    # middle of each request over 1 ms, from the write
                                    "over_1ms_at_ms": [((t0 + t1) / 2 - written) / 1e6 for t0, t1 in samples
-                                                      if t0 < changed and t1 - t0 > 1_000_000]})
+                                                      if t0 < changed and t1 - t0 > 1_000_000],
+                                   # middle of every request of the window (dropped once counted)
+                                   "_at_ms": [((t0 + t1) / 2 - written) / 1e6 for t0, t1 in samples
+                                              if t0 < changed]})
             order.append(acc["details"][-1])
             # The notification is written by the turn that swapped the catalog, so the first
             # response read with it or after it is of the request that waited for that turn.
@@ -253,18 +256,24 @@ class ReloadBench:
 
     @staticmethod
     def _attribute(order, phases):
-        """Which phase of its reload each request over 1 ms fell in (by its middle): before
-        the reload started (the debounce), probing, building, or swapping (after the build,
-        until the list_changed), from the host's log. Only when the log holds exactly one
-        reload per reload period (else the lines cannot be matched to the periods)."""
-        if len(order) != len(phases):
-            return
-        for d, (probing, building) in zip(order, phases):
+        """Which phase of its reload each request fell in (by its middle): before the reload
+        started (the debounce: the host only waits), probing, building, or swapping (after
+        the build, until the list_changed), from the host's log; per phase, the requests
+        and those over 1 ms. Only when the log holds exactly one reload per reload period
+        (else the lines cannot be matched to the periods)."""
+        matched = len(order) == len(phases)
+        for d, (probing, building) in zip(order, phases if matched else [(0, 0)] * len(order)):
+            at_ms = d.pop("_at_ms")
+            if not matched:
+                continue
             bounds = [DEBOUNCE_MS, DEBOUNCE_MS + probing, DEBOUNCE_MS + probing + building]
-            counts = dict.fromkeys(PHASES, 0)
+            phase = lambda at: PHASES[sum(at >= b for b in bounds)]
+            d["over_1ms_by_phase"] = dict.fromkeys(PHASES, 0)
+            d["requests_by_phase"] = dict.fromkeys(PHASES, 0)
             for at in d["over_1ms_at_ms"]:
-                counts[PHASES[sum(at >= b for b in bounds)]] += 1
-            d["over_1ms_by_phase"] = counts
+                d["over_1ms_by_phase"][phase(at)] += 1
+            for at in at_ms:
+                d["requests_by_phase"][phase(at)] += 1
 
     def _rows(self, quiet, per, list_changed, logged, cpu_quiet, swaps_logged):
         c = self.cycles

@@ -6,6 +6,8 @@ stdio in the same run; the wrk rows' x host compares throughput (host req/s / th
 CPU ms/req is the mean user+system CPU per request (server plus the children it reaped).
 """
 
+import math
+
 SECTIONS = [
     ("sequential", "Sequential requests (one in flight; client round trip over pipes)"),
     ("startup", "Start-up: spawn the server, send server/discover, until the response"),
@@ -148,10 +150,7 @@ def goals(rows):
             out.append("  Over 1 ms: %d of %d requests during these reloads (%.2f%%, %.1f per reload); %.2f%% without."
                        % (during["over_1ms"], during["n"], 100.0 * during["over_1ms"] / during["n"],
                           during["over_1ms"] / took["n"], 100.0 * quiet["over_1ms"] / quiet["n"]))
-        by_phase = [d.get("over_1ms_by_phase") for d in (took or {}).get("per_reload", [])]
-        if by_phase and all(by_phase):
-            out.append("  Of those, by the phase of the reload they fell in (host's log): " + ", ".join(
-                "%s %d" % (phase, sum(p[phase] for p in by_phase)) for phase in by_phase[0]) + ".")
+        out += _by_phase((took or {}).get("per_reload", []), quiet)
         causes = (quiet or {}).get("slow_causes")
         if causes is not None:
             for label in (name, "no reload"):
@@ -173,6 +172,31 @@ def goals(rows):
             out.append("  The swap itself, timed by the host: median %s ms, slowest %s ms of the loop (%d swaps)%s."
                        % (_ms(logged["median_ms"]), _ms(logged["max_ms"]), logged["n"],
                           "" if logged["max_ms"] <= 1.0 else " (over 1 ms)"))
+    return out
+
+
+def _by_phase(per_reload, quiet):
+    """Lines: the requests over 1 ms by the phase of the reload they fell in, each phase's
+    share against the share without reloads, and how many more than that share predicts
+    (with its Poisson standard deviation): a phase within about two of it delays requests
+    no more than the machine does without any reload."""
+    slow = [d.get("over_1ms_by_phase") for d in per_reload]
+    sent = [d.get("requests_by_phase") for d in per_reload]
+    if not slow or not all(slow) or not all(sent):
+        return []
+    out = ["  Of those, by the phase of the reload they fell in (host's log): " + ", ".join(
+        "%s %d" % (phase, sum(p[phase] for p in slow)) for phase in slow[0]) + "."]
+    if not quiet or not quiet.get("n"):
+        return out
+    rate = quiet["over_1ms"] / quiet["n"]
+    parts = []
+    for phase in slow[0]:
+        n, k = sum(p[phase] for p in sent), sum(p[phase] for p in slow)
+        if n:
+            expected = rate * n
+            parts.append("%s %d of %d (%.2f%%, %+.1f on %.1f expected, sd %.1f)"
+                         % (phase, k, n, 100.0 * k / n, k - expected, expected, math.sqrt(expected)))
+    out.append("  Per phase against the %.2f%% without reloads: %s." % (100.0 * rate, "; ".join(parts)))
     return out
 
 
